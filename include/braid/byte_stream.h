@@ -1,0 +1,36 @@
+#pragma once
+/// A reliable, ordered byte stream: a pipe to a child, or an ssh channel.
+/// The control protocol is written against this so it runs the same over both.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace braid {
+
+class ByteStream {
+ public:
+  virtual ~ByteStream() = default;
+  /// Reads up to `n` bytes, blocking until at least one is available.
+  /// Returns 0 at end of stream. Throws BraidError when the stream fails.
+  virtual std::size_t ReadSome(void* buf, std::size_t n) = 0;
+  /// Writes all `n` bytes or throws BraidError. Safe to call while another
+  /// thread is inside ReadSome.
+  virtual void WriteAll(const void* buf, std::size_t n) = 0;
+  /// Signals end of stream to the peer; reads stay possible.
+  virtual void CloseWrite() = 0;
+};
+
+/// A control stream to a `braid --serve` process, local child or remote exec.
+class ServerChannel : public ByteStream {
+ public:
+  /// Host name for messages ("localhost" for a local child).
+  virtual std::string host() const = 0;
+  /// The remote command's exit status once the stream has ended, if known.
+  virtual std::optional<int> ExitStatus() = 0;
+  /// Our own address on the connection that reaches this host, for a local
+  /// server that must tell the far end where to connect. Empty if unknown.
+  virtual std::string LocalAddress() const = 0;
+};
+
+}  // namespace braid

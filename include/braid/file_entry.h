@@ -1,0 +1,31 @@
+#pragma once
+/// One item of a transfer's file list, as the source describes it.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace braid {
+
+enum class FileKind : std::uint8_t {
+  kRegular = 1,    ///< a regular file: seekable, size known
+  kDirectory = 2,  ///< created by the sink; carries no data
+  kSymlink = 3,    ///< recreated as a link (never followed) inside -r
+  kStream = 4,     ///< stdin, a pipe or a device: read once, in order
+};
+
+constexpr std::uint64_t kUnknownSize = std::numeric_limits<std::uint64_t>::max();
+
+struct FileEntry {
+  std::uint32_t id = 0;     ///< dense, in list order; data frames name files by it
+  std::uint16_t top = 0;    ///< which SRC argument this came from
+  FileKind kind = FileKind::kRegular;
+  std::string path;         ///< relative, '/'-separated, first component is the SRC's name
+  std::uint64_t size = 0;   ///< kUnknownSize for a stream until its end
+  std::uint32_t mode = 0644;
+  std::int64_t mtime_sec = 0;
+  std::uint32_t mtime_nsec = 0;
+  std::string link_target;  ///< for kSymlink
+};
+
+}  // namespace braid

@@ -1,0 +1,42 @@
+#pragma once
+/// The ssh control channel: one libssh2 session to one host, which execs
+/// `braid --serve` and carries the control protocol over the channel's stdio.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "braid/byte_stream.h"
+
+namespace braid {
+
+/// What the user asked for; ~/.ssh/config fills in what is left empty.
+struct SshTarget {
+  std::string host;                         ///< as typed: alias, name or literal address
+  std::string user;                         ///< empty: config User, else the local user
+  int port = 0;                             ///< 0: config Port, else 22
+  std::vector<std::string> identity_files;  ///< -i; tried before config and defaults
+  bool accept_new_host_key = false;         ///< record an unknown (never a changed) key
+  std::string home;                         ///< $HOME, else the passwd entry
+};
+
+/// Called with each chunk the remote command writes to its stderr.
+using StderrSink = std::function<void(const std::string& host, std::string_view text)>;
+
+class SshConnection {
+ public:
+  /// Connects, verifies the host key, authenticates. Throws BraidError with
+  /// kHostUnreachable, kHostKeyUnknown, kHostKeyChanged or kAuthRefused, and a
+  /// message naming the host (and, for keys, the SHA256 fingerprint and the fix).
+  static std::unique_ptr<SshConnection> Open(const SshTarget& target);
+  virtual ~SshConnection() = default;
+
+  /// Runs `command` on the host. The returned channel owns a reference to the
+  /// session, so it may outlive this object.
+  virtual std::unique_ptr<ServerChannel> Exec(const std::string& command, StderrSink on_stderr) = 0;
+  /// The host name used in messages (the alias as typed).
+  virtual std::string host() const = 0;
+};
+
+}  // namespace braid

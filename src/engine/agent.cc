@@ -1,0 +1,263 @@
+#include "engine/agent.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "engine/progress_display.h"
+#include "engine/server_end.h"
+
+namespace braid {
+namespace {
+
+std::atomic<int> g_interrupt{0};
+
+/// After the first error, wait this long for the other side's, to report the cause
+/// (a full disk) rather than its echo (a reset stream).
+constexpr auto kErrorGrace = std::chrono::milliseconds(400);
+constexpr auto kTick = std::chrono::milliseconds(100);
+
+/// Errors that are usually the consequence of a failure elsewhere.
+bool IsEcho(ErrorCode code) {
+  return code == ErrorCode::kPeerLost || code == ErrorCode::kInterrupted;
+}
+
+std::string SignalName(int sig) { return sig == SIGTERM ? "SIGTERM" : "SIGINT"; }
+
+class Agent {
+ public:
+  explicit Agent(const Options& options)
+      : options_(options), start_(std::chrono::steady_clock::now()) {}
+
+  int Run() {
+    Endpoint source = CheckSources();
+    try {
+      source_ = std::make_unique<ServerEnd>(Side::kSource, source, options_, events_);
+      sink_ = std::make_unique<ServerEnd>(Side::kSink, options_.destination, options_, events_);
+      Transfer();
+    } catch (const BraidError& e) {
+      return Fail(e);
+    }
+    source_->Close(std::nullopt);
+    sink_->Close(std::nullopt);
+    Report();
+    return 0;
+  }
+
+ private:
+  Endpoint CheckSources() const {
+    const Endpoint& first = options_.sources.front();
+    for (const auto& s : options_.sources) {
+      if (s.host != first.host || s.user != first.user) {
+        throw BraidError(ErrorCode::kUsage, "all sources must be on one host (" + first.Display() +
+                                                " and " + s.Display() + " are not)");
+      }
+      if (s.is_stdio() && options_.sources.size() > 1) {
+        throw BraidError(ErrorCode::kUsage, "'-' (stdin) must be the only source");
+      }
+    }
+    if (options_.destination.is_stdio() && options_.recursive) {
+      throw BraidError(ErrorCode::kUsage, "cannot write a directory tree to stdout");
+    }
+    return first;
+  }
+
+  double Elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+  /// The next event; throws on interrupt, errors and unexpected ends.
+  AgentEvent Next() {
+    for (;;) {
+      if (int sig = g_interrupt.load()) {
+        throw BraidError(ErrorCode::kInterrupted, "interrupted by " + SignalName(sig));
+      }
+      std::optional<AgentEvent> ev = events_.PopFor(kTick);
+      if (progress_) progress_->Update(Elapsed(), bytes_);
+      if (!ev) continue;
+      ServerEnd& end = ev->side == Side::kSource ? *source_ : *sink_;
+      if (ev->error) throw *ev->error;
+      if (!ev->message) throw end.DescribeEnd();
+      if (auto* err = std::get_if<ErrorMessage>(&*ev->message)) {
+        throw BraidError(err->code, err->message);
+      }
+      if (auto* warn = std::get_if<Warning>(&*ev->message)) {
+        std::fprintf(stderr, "braid: warning: %s\n", warn->message.c_str());
+        continue;
+      }
+      return std::move(*ev);
+    }
+  }
+
+  [[noreturn]] static void Unexpected(const AgentEvent& ev) {
+    throw BraidError(ErrorCode::kProtocol,
+                     std::string("protocol error: unexpected ") + MessageName(*ev.message) +
+                         " from the " + (ev.side == Side::kSource ? "source" : "sink"));
+  }
+
+  void Transfer() {
+    TransferParams params;
+    params.streams = static_cast<std::uint16_t>(options_.streams);
+    params.block_size = options_.block_size;
+    params.window = options_.window;
+    params.md5 = options_.md5;
+    params.secret = RandomArray<kSecretSize>();
+    params.session = RandomArray<kSessionIdSize>();
+
+    SourceOpen open;
+    for (const auto& s : options_.sources) open.paths.push_back(s.path);
+    open.recursive = options_.recursive;
+    open.device_size = options_.size;
+    source_->Send(open);
+    ReceiveFileList();
+
+    SinkOpen sink_open;
+    sink_open.target = options_.destination.path;
+    sink_open.top_count = static_cast<std::uint16_t>(options_.sources.size());
+    sink_open.force = options_.force;
+    sink_open.preserve = options_.preserve;
+    sink_open.recursive = options_.recursive;
+    if (!sink_->is_remote()) {
+      // A local sink is reached on loopback from a local source, or on our
+      // own address of the ssh connection from a remote one.
+      sink_open.listen_address = source_->is_remote() ? source_->local_address() : "127.0.0.1";
+    }
+    sink_open.params = params;
+    sink_->Send(sink_open);
+
+    SinkReady ready = WaitForReady();
+    if (options_.verbose > 0) {
+      std::fprintf(stderr, "braid: %zu files, %s; sink listening on %s port %u; %d streams\n",
+                   files_, total_ ? FormatBytes(*total_).c_str() : "size unknown",
+                   ready.addresses.front().c_str(), ready.port, options_.streams);
+    }
+    SourceStart start;
+    start.addresses = ready.addresses;
+    start.port = ready.port;
+    start.params = params;
+    source_->Send(start);
+
+    progress_ = std::make_unique<ProgressDisplay>(options_.progress_interval, total_);
+    bool sink_done = false;
+    bool source_done = false;
+    while (!sink_done || !source_done) {
+      AgentEvent ev = Next();
+      ControlMessage& m = *ev.message;
+      if (auto* p = std::get_if<Progress>(&m)) {
+        if (ev.side == Side::kSink) bytes_ = p->bytes;
+        streams_ = std::max(streams_, p->streams);
+      } else if (auto* d = std::get_if<FileDone>(&m); d && ev.side == Side::kSink) {
+        done_files_.push_back(*d);
+      } else if (auto* done = std::get_if<Done>(&m)) {
+        if (ev.side == Side::kSink) {
+          sink_done = true;
+          bytes_ = done->bytes;
+        } else {
+          source_done = true;
+          streams_ = std::max(streams_, done->streams);
+        }
+      } else {
+        Unexpected(ev);
+      }
+    }
+    progress_->Update(Elapsed(), bytes_);
+    progress_->Finish();
+  }
+
+  void ReceiveFileList() {
+    std::optional<std::uint64_t> total = 0;
+    for (;;) {
+      AgentEvent ev = Next();
+      auto* list = std::get_if<FileList>(&*ev.message);
+      if (list == nullptr || ev.side != Side::kSource) Unexpected(ev);
+      for (const auto& e : list->entries) {
+        if (e.kind != FileKind::kRegular && e.kind != FileKind::kStream) continue;
+        ++files_;
+        if (e.size == kUnknownSize) {
+          total.reset();
+        } else if (total) {
+          *total += e.size;
+        }
+      }
+      sink_->Send(*list);
+      if (list->last) break;
+    }
+    total_ = total;
+  }
+
+  SinkReady WaitForReady() {
+    for (;;) {
+      AgentEvent ev = Next();
+      if (auto* r = std::get_if<SinkReady>(&*ev.message); r && ev.side == Side::kSink) return *r;
+      if (std::holds_alternative<Progress>(*ev.message)) continue;
+      Unexpected(ev);
+    }
+  }
+
+  /// Stops both ends, picks the error that explains the failure, prints it.
+  int Fail(BraidError error) {
+    if (progress_) progress_->Finish();
+    auto deadline = std::chrono::steady_clock::now() + kErrorGrace;
+    while (IsEcho(error.code()) && (source_ || sink_) &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::optional<AgentEvent> ev = events_.PopFor(kTick);
+      if (!ev || !ev->message) continue;
+      if (auto* err = std::get_if<ErrorMessage>(&*ev->message); err && !IsEcho(err->code)) {
+        error = BraidError(err->code, err->message);
+      }
+    }
+    std::string reason = error.what();
+    if (source_) source_->Close(reason);
+    if (sink_) sink_->Close(reason);
+    std::fprintf(stderr, "braid: %s\n", error.what());
+    return ExitCodeFor(error.code());
+  }
+
+  void Report() {
+    std::FILE* out = options_.destination.is_stdio() ? stderr : stdout;
+    for (const auto& d : done_files_) {
+      if (!d.has_md5) continue;
+      std::string path = sink_->is_remote() ? sink_->label() + ":" + d.final_path : d.final_path;
+      std::fprintf(out, "%s  %s\n", ToHex(d.sink_md5).c_str(), path.c_str());
+    }
+    std::fflush(out);
+    if (options_.verbose > 0 || (progress_ && progress_->active())) {
+      double secs = Elapsed();
+      std::fprintf(stderr, "braid: copied %s in %zu files in %.2f s (%s) over %u streams%s\n",
+                   FormatBytes(bytes_).c_str(), files_, secs,
+                   FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(),
+                   streams_, options_.md5 ? ", MD5 verified" : "");
+    }
+  }
+
+  const Options& options_;
+  std::chrono::steady_clock::time_point start_;
+  BlockingQueue<AgentEvent> events_;
+  std::unique_ptr<ServerEnd> source_;
+  std::unique_ptr<ServerEnd> sink_;
+  std::unique_ptr<ProgressDisplay> progress_;
+  std::optional<std::uint64_t> total_;
+  std::size_t files_ = 0;
+  std::uint64_t bytes_ = 0;
+  std::uint16_t streams_ = 0;
+  std::vector<FileDone> done_files_;
+};
+
+}  // namespace
+
+void RequestInterrupt(int signal_number) { g_interrupt.store(signal_number); }
+
+int RunAgent(const Options& options) {
+  try {
+    return Agent(options).Run();
+  } catch (const BraidError& e) {
+    std::fprintf(stderr, "braid: %s\n", e.what());
+    return ExitCodeFor(e.code());
+  }
+}
+
+}  // namespace braid

@@ -1,0 +1,16 @@
+#pragma once
+/// The braid you typed: starts a server for each end, relays the file list
+/// and the one-time credentials, shows progress, and reports the outcome.
+/// It carries no data itself.
+
+#include "braid/options.h"
+
+namespace braid {
+
+/// Runs the copy; prints errors and returns the exit status.
+int RunAgent(const Options& options);
+
+/// Set from a signal handler: stop the transfer, keep what is durable.
+void RequestInterrupt(int signal_number);
+
+}  // namespace braid

@@ -1,0 +1,60 @@
+#pragma once
+/// A bounded set of page-aligned block buffers. Memory use of a transfer is
+/// capacity x buffer size per process (docs/architecture.md has the sums).
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace braid {
+
+class BufferPool;
+
+/// One buffer, returned to its pool when the last reference goes.
+class PooledBuffer {
+ public:
+  std::uint8_t* data() { return data_; }
+  const std::uint8_t* data() const { return data_; }
+  std::size_t capacity() const { return capacity_; }
+
+ private:
+  friend class BufferPool;
+  PooledBuffer(std::uint8_t* data, std::size_t capacity) : data_(data), capacity_(capacity) {}
+  std::uint8_t* data_;
+  std::size_t capacity_;
+};
+
+using BufferRef = std::shared_ptr<PooledBuffer>;
+
+class BufferPool {
+ public:
+  /// Buffers are allocated on first use, up to `count`.
+  BufferPool(std::size_t buffer_size, std::size_t count);
+  ~BufferPool();
+  BufferPool(const BufferPool&) = delete;
+  BufferPool& operator=(const BufferPool&) = delete;
+
+  /// Blocks until a buffer is free; nullptr once Close() was called.
+  BufferRef Acquire();
+  /// Wakes every waiter; later Acquire calls return nullptr.
+  void Close();
+
+  std::size_t buffer_size() const { return buffer_size_; }
+  std::size_t count() const { return count_; }
+
+ private:
+  void Release(PooledBuffer* buffer);
+
+  std::size_t buffer_size_;
+  std::size_t count_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::vector<std::unique_ptr<PooledBuffer>> all_;
+  std::vector<PooledBuffer*> free_;
+  bool closed_ = false;
+};
+
+}  // namespace braid

@@ -1,0 +1,58 @@
+#include "engine/progress_display.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace braid {
+namespace {
+
+int TerminalWidth() {
+  winsize ws{};
+  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
+
+/// The bar is redrawn at this period; faster only costs terminal bandwidth.
+constexpr double kBarPeriod = 0.25;
+
+}  // namespace
+
+ProgressDisplay::ProgressDisplay(double interval_s, std::optional<std::uint64_t> total)
+    : interval_s_(interval_s), total_(total) {
+  if (interval_s > 0) {
+    mode_ = Mode::kLines;
+  } else {
+    mode_ = ::isatty(STDERR_FILENO) ? Mode::kBar : Mode::kSilent;
+  }
+  next_s_ = mode_ == Mode::kLines ? interval_s : 0;
+}
+
+void ProgressDisplay::Update(double now_s, std::uint64_t bytes) {
+  meter_.Add(now_s, bytes);
+  if (mode_ == Mode::kSilent || now_s < next_s_) return;
+  ProgressSnapshot snap{bytes, total_, meter_.ElapsedSeconds(), meter_.CurrentRate(),
+                        meter_.AverageRate()};
+  if (mode_ == Mode::kLines) {
+    std::fprintf(stderr, "%s\n", FormatProgressLine(snap).c_str());
+    next_s_ += interval_s_;
+    if (next_s_ < now_s) next_s_ = now_s + interval_s_;
+  } else {
+    int width = TerminalWidth() - 1;
+    std::fprintf(stderr, "\r%s", FormatProgressBar(snap, width).c_str());
+    drawn_ = true;
+    next_s_ = now_s + kBarPeriod;
+  }
+  std::fflush(stderr);
+}
+
+void ProgressDisplay::Finish() {
+  if (mode_ == Mode::kBar && drawn_) {
+    std::fputc('\n', stderr);
+    std::fflush(stderr);
+  }
+  drawn_ = false;
+}
+
+}  // namespace braid

@@ -1,0 +1,32 @@
+#pragma once
+/// Shows transfer progress on stderr: a line every -P seconds, or a live bar
+/// when stderr is a terminal and -P was not given; silent otherwise.
+
+#include <cstdint>
+#include <optional>
+
+#include "engine/progress_format.h"
+
+namespace braid {
+
+class ProgressDisplay {
+ public:
+  /// `interval_s` > 0: -P lines; 0: a bar if stderr is a TTY.
+  ProgressDisplay(double interval_s, std::optional<std::uint64_t> total);
+  /// Called often (every ~100 ms) with the bytes done so far.
+  void Update(double now_s, std::uint64_t bytes);
+  /// Clears the bar and, if anything was shown, leaves the cursor on a new line.
+  void Finish();
+  bool active() const { return mode_ != Mode::kSilent; }
+  double average_rate() const { return meter_.AverageRate(); }
+
+ private:
+  enum class Mode { kSilent, kLines, kBar } mode_;
+  double interval_s_;
+  std::optional<std::uint64_t> total_;
+  RateMeter meter_;
+  double next_s_ = 0;
+  bool drawn_ = false;
+};
+
+}  // namespace braid

@@ -1,0 +1,68 @@
+#pragma once
+/// The agent's handle on one `braid --serve`: how it was started (local child
+/// or ssh exec), its control channel, and a reader thread that turns incoming
+/// messages into events on the agent's queue.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "braid/byte_stream.h"
+#include "braid/endpoint.h"
+#include "braid/options.h"
+#include "engine/blocking_queue.h"
+#include "proto/control_channel.h"
+
+namespace braid {
+
+class SshConnection;
+
+enum class Side { kSource = 0, kSink = 1 };
+
+struct AgentEvent {
+  Side side = Side::kSource;
+  std::optional<ControlMessage> message;  ///< nullopt: the channel ended
+  std::optional<BraidError> error;        ///< the channel failed or sent garbage
+};
+
+class ServerEnd {
+ public:
+  /// Starts the server for `endpoint` (a local child, or over ssh) and says
+  /// Hello. Throws BraidError: ssh errors, kRemoteMissing, kPeerLost.
+  ServerEnd(Side side, const Endpoint& endpoint, const Options& options,
+            BlockingQueue<AgentEvent>& events);
+  ~ServerEnd();
+  ServerEnd(const ServerEnd&) = delete;
+  ServerEnd& operator=(const ServerEnd&) = delete;
+
+  /// Sends, reporting a failure as an event rather than throwing.
+  void Send(const ControlMessage& message);
+  /// Tells the server to finish (Bye) or stop (Abort), then waits for it to go.
+  void Close(const std::optional<std::string>& abort_reason);
+
+  /// The name for messages: the host as the user typed it, or "" when local.
+  const std::string& label() const { return label_; }
+  bool is_remote() const { return !label_.empty(); }
+  const HelloReply& hello() const { return hello_; }
+  /// Our address on the ssh connection to this host ("" for a local child).
+  std::string local_address() const;
+  /// Explains an early end of the channel: missing remote braid, crash...
+  BraidError DescribeEnd();
+
+ private:
+  void ReadLoop();
+
+  Side side_;
+  std::string label_;
+  std::string command_;
+  std::unique_ptr<SshConnection> ssh_;
+  std::unique_ptr<ServerChannel> channel_;
+  std::unique_ptr<ControlChannel> control_;
+  BlockingQueue<AgentEvent>& events_;
+  HelloReply hello_;
+  std::thread reader_;
+  bool closed_ = false;
+};
+
+}  // namespace braid

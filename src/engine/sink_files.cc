@@ -1,0 +1,274 @@
+#include "engine/sink_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "braid/error.h"
+
+namespace braid {
+namespace {
+
+mode_t CurrentUmask() {
+  mode_t m = ::umask(0);
+  ::umask(m);
+  return m;
+}
+
+std::string Parent(const std::string& path) {
+  std::size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+}  // namespace
+
+SinkFiles::SinkFiles(std::vector<FileEntry> entries, TargetPlan plan, std::string host,
+                     bool preserve)
+    : plan_(std::move(plan)), host_(std::move(host)), preserve_(preserve) {
+  files_.resize(entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    files_[i].entry = std::move(entries[i]);
+    files_[i].final_path = FinalPath(plan_, files_[i].entry);
+    files_[i].partial_path = PartialPath(files_[i].final_path);
+  }
+}
+
+void SinkFiles::Fail(const std::string& path, int err) const {
+  throw BraidError(ErrorCodeForTargetErrno(err), DescribeErrno(host_, path, err));
+}
+
+void SinkFiles::Reject(const std::string& why) {
+  throw BraidError(ErrorCode::kProtocol, "protocol error: " + why);
+}
+
+void SinkFiles::Prepare(bool force) {
+  if (plan_.mode == TargetPlan::Mode::kStream) return;
+  std::string root = plan_.mode == TargetPlan::Mode::kAsTarget ? Parent(plan_.base) : plan_.base;
+  struct stat st {};
+  if (::stat(root.c_str(), &st) != 0) Fail(root, errno);
+  if (!S_ISDIR(st.st_mode)) Fail(root, ENOTDIR);
+  for (auto& f : files_) {
+    const std::string& path = f.final_path;
+    struct stat existing {};
+    bool exists = ::lstat(path.c_str(), &existing) == 0;
+    switch (f.entry.kind) {
+      case FileKind::kDirectory:
+        if (exists && S_ISDIR(existing.st_mode)) break;
+        if (exists) Fail(path, EEXIST);
+        // Owner-writable until the end, so the files inside can be created.
+        if (::mkdir(path.c_str(), (f.entry.mode & 07777) | 0700) != 0) {
+          Fail(path, errno);
+        }
+        break;
+      case FileKind::kSymlink:
+        if (exists && !force) {
+          throw BraidError(ErrorCode::kTargetUnwritable,
+                           DescribeErrno(host_, path, EEXIST) + " (use -f to replace it)");
+        }
+        if (exists && ::unlink(path.c_str()) != 0) Fail(path, errno);
+        if (::symlink(f.entry.link_target.c_str(), path.c_str()) != 0) {
+          Fail(path, errno);
+        }
+        f.committed = true;
+        break;
+      case FileKind::kRegular:
+      case FileKind::kStream:
+        if (exists && S_ISDIR(existing.st_mode)) Fail(path, EISDIR);
+        if (exists && !force) {
+          throw BraidError(ErrorCode::kTargetUnwritable,
+                           DescribeErrno(host_, path, EEXIST) + " (use -f to replace it)");
+        }
+        break;
+    }
+  }
+}
+
+SinkFile& SinkFiles::Lookup(std::uint32_t id) {
+  if (id >= files_.size()) Reject("data for a file that is not in the file list");
+  SinkFile& f = files_[id];
+  if (f.entry.kind != FileKind::kRegular && f.entry.kind != FileKind::kStream) {
+    Reject("data for a directory or link");
+  }
+  return f;
+}
+
+void SinkFiles::CheckBlock(std::uint32_t id, std::uint64_t offset, std::uint32_t length) {
+  std::lock_guard lock(mutex_);
+  SinkFile& f = Lookup(id);
+  std::uint64_t end = offset + length;
+  if (f.entry.size != kUnknownSize && end > f.entry.size) Reject("block past the announced size");
+  if (f.end_size && end > *f.end_size) Reject("block past the file's end");
+}
+
+int SinkFiles::OpenLocked(SinkFile& f) {
+  if (f.fd.valid()) return f.fd.get();
+  f.fd.Reset(::open(f.partial_path.c_str(),
+                    O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!f.fd.valid()) Fail(f.partial_path, errno);
+  std::uint64_t size = f.entry.size;
+  if (size != kUnknownSize && size > 0) {
+    // Reserving the space up front turns a disk that is too small into an
+    // error now, not after most of the data has crossed the network.
+    int err = ::posix_fallocate(f.fd.get(), 0, static_cast<off_t>(size));
+    if (err == ENOSPC || err == EDQUOT) {
+      ::unlink(f.partial_path.c_str());
+      f.fd.Reset();
+      Fail(f.partial_path, err);
+    }
+  }
+  return f.fd.get();
+}
+
+int SinkFiles::OpenPartial(std::uint32_t id) {
+  std::lock_guard lock(mutex_);
+  return OpenLocked(Lookup(id));
+}
+
+bool SinkFiles::WriteBlock(std::uint32_t id, std::uint64_t offset, const std::uint8_t* data,
+                           std::uint32_t length) {
+  int fd;
+  {
+    std::lock_guard lock(mutex_);
+    SinkFile& f = Lookup(id);
+    if (f.ranges.Contains(offset, offset + length)) return false;
+    if (f.complete) Reject("data after the file was complete");
+    fd = OpenLocked(f);
+  }
+  std::uint32_t done = 0;
+  while (done < length) {
+    ssize_t n = ::pwrite(fd, data + done, length - done, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      Fail(files_[id].partial_path, errno);
+    }
+    done += static_cast<std::uint32_t>(n);
+  }
+  std::unique_lock lock(mutex_);
+  SinkFile& f = files_[id];
+  bytes_ += f.ranges.Add(offset, offset + length);
+  AfterAdd(f, lock);
+  return true;
+}
+
+void SinkFiles::RecordStreamed(std::uint32_t id, std::uint64_t offset, std::uint32_t length) {
+  std::unique_lock lock(mutex_);
+  SinkFile& f = Lookup(id);
+  bytes_ += f.ranges.Add(offset, offset + length);
+  AfterAdd(f, lock);
+}
+
+void SinkFiles::EndFile(std::uint32_t id, std::uint64_t size, std::optional<Md5Value> md5) {
+  std::unique_lock lock(mutex_);
+  SinkFile& f = Lookup(id);
+  if (f.end_size) Reject("a file ended twice");
+  if (f.entry.size != kUnknownSize && size != f.entry.size) {
+    Reject("file end disagrees with the announced size");
+  }
+  if (f.ranges.MaxEnd() > size) Reject("file end before data already received");
+  f.end_size = size;
+  f.source_md5 = md5;
+  AfterAdd(f, lock);
+}
+
+void SinkFiles::AfterAdd(SinkFile& f, std::unique_lock<std::mutex>& lock) {
+  bool now_complete = !f.complete && f.end_size && f.ranges.covered() == *f.end_size;
+  if (now_complete) f.complete = true;
+  lock.unlock();
+  cv_.notify_all();
+  if (now_complete && on_complete_) on_complete_(f.entry.id);
+}
+
+std::optional<std::uint64_t> SinkFiles::WaitForPrefix(std::uint32_t id, std::uint64_t have) {
+  std::unique_lock lock(mutex_);
+  SinkFile& f = files_[id];
+  cv_.wait(lock, [&] { return aborted_ || f.complete || f.ranges.ContiguousPrefix() > have; });
+  if (aborted_) return std::nullopt;
+  return f.ranges.ContiguousPrefix();
+}
+
+bool SinkFiles::WaitComplete(std::uint32_t id) {
+  std::unique_lock lock(mutex_);
+  SinkFile& f = files_[id];
+  cv_.wait(lock, [&] { return aborted_ || f.complete; });
+  return !aborted_;
+}
+
+void SinkFiles::Commit(std::uint32_t id, bool force) {
+  SinkFile& f = files_[id];
+  if (plan_.mode == TargetPlan::Mode::kStream) {
+    f.committed = true;
+    return;
+  }
+  int fd = OpenPartial(id);  // a zero-byte file was never opened by a block
+  // Data reaches the disk before the name does, so a crash can never leave a
+  // short file under the final name.
+  if (::fdatasync(fd) != 0) Fail(f.partial_path, errno);
+  static const mode_t kUmask = CurrentUmask();
+  mode_t mode = preserve_ ? (f.entry.mode & 07777) : (f.entry.mode & 0777 & ~kUmask);
+  if (::fchmod(fd, mode) != 0) Fail(f.partial_path, errno);
+  if (preserve_) {
+    timespec times[2] = {{f.entry.mtime_sec, static_cast<long>(f.entry.mtime_nsec)},
+                         {f.entry.mtime_sec, static_cast<long>(f.entry.mtime_nsec)}};
+    if (::futimens(fd, times) != 0) Fail(f.partial_path, errno);
+  }
+  {
+    std::lock_guard lock(mutex_);
+    f.fd.Reset();
+  }
+  int rc = force ? ::rename(f.partial_path.c_str(), f.final_path.c_str())
+                 : ::renameat2(AT_FDCWD, f.partial_path.c_str(), AT_FDCWD, f.final_path.c_str(),
+                               RENAME_NOREPLACE);
+  if (rc != 0) {
+    int err = errno;
+    if (err == EEXIST) {
+      throw BraidError(ErrorCode::kTargetUnwritable,
+                       DescribeErrno(host_, f.final_path, err) + " (use -f to replace it)");
+    }
+    Fail(f.final_path, err);
+  }
+  std::lock_guard lock(mutex_);
+  f.committed = true;
+}
+
+void SinkFiles::RemovePartials() {
+  if (plan_.mode == TargetPlan::Mode::kStream) return;
+  std::lock_guard lock(mutex_);
+  for (auto& f : files_) {
+    if (f.committed || f.entry.kind == FileKind::kDirectory ||
+        f.entry.kind == FileKind::kSymlink) {
+      continue;
+    }
+    if (f.fd.valid() || ::access(f.partial_path.c_str(), F_OK) == 0) {
+      f.fd.Reset();
+      ::unlink(f.partial_path.c_str());
+    }
+  }
+}
+
+void SinkFiles::Abort() {
+  {
+    std::lock_guard lock(mutex_);
+    aborted_ = true;
+  }
+  cv_.notify_all();
+}
+
+std::uint64_t SinkFiles::bytes_received() const {
+  std::lock_guard lock(mutex_);
+  return bytes_;
+}
+
+std::size_t SinkFiles::data_file_count() const {
+  std::size_t n = 0;
+  for (const auto& f : files_) {
+    if (f.entry.kind == FileKind::kRegular || f.entry.kind == FileKind::kStream) ++n;
+  }
+  return n;
+}
+
+}  // namespace braid

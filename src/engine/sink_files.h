@@ -1,0 +1,97 @@
+#pragma once
+/// The sink's view of every file in the transfer: where it goes, which bytes
+/// have arrived, whether its end and MD5 are known. Checks each block against
+/// the announced file list before a byte is written, writes regular files at
+/// their offsets into a partial file, and says when a file is complete.
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "braid/file_entry.h"
+#include "braid/unique_fd.h"
+#include "engine/range_set.h"
+#include "engine/target_plan.h"
+#include "security/md5_digest.h"
+
+namespace braid {
+
+struct SinkFile {
+  FileEntry entry;
+  std::string final_path;
+  std::string partial_path;
+  UniqueFd fd;
+  RangeSet ranges;
+  std::optional<std::uint64_t> end_size;
+  std::optional<Md5Value> source_md5;
+  bool complete = false;   ///< every byte and the end are in
+  bool committed = false;  ///< renamed into place
+};
+
+class SinkFiles {
+ public:
+  SinkFiles(std::vector<FileEntry> entries, TargetPlan plan, std::string host, bool preserve);
+
+  /// Creates directories and links, and refuses to replace existing files
+  /// unless `force`. Throws BraidError naming host and path.
+  void Prepare(bool force);
+
+  /// Throws BraidError(kProtocol) unless [offset, offset+length) of file `id`
+  /// is inside what the file list and the file's end announced.
+  void CheckBlock(std::uint32_t id, std::uint64_t offset, std::uint32_t length);
+  /// Writes at the offset of a regular target; false if the bytes were there already.
+  bool WriteBlock(std::uint32_t id, std::uint64_t offset, const std::uint8_t* data,
+                  std::uint32_t length);
+  /// Records bytes a stream target wrote in order.
+  void RecordStreamed(std::uint32_t id, std::uint64_t offset, std::uint32_t length);
+  /// Records the file's end; throws BraidError(kProtocol) if it contradicts
+  /// what was announced or already received.
+  void EndFile(std::uint32_t id, std::uint64_t size, std::optional<Md5Value> md5);
+
+  /// Blocks until file `id` has a contiguous prefix beyond `have` or is
+  /// complete; returns the prefix. nullopt after Abort().
+  std::optional<std::uint64_t> WaitForPrefix(std::uint32_t id, std::uint64_t have);
+  /// Blocks until file `id` is complete; false after Abort().
+  bool WaitComplete(std::uint32_t id);
+
+  /// fsyncs, applies mode and times, renames the partial file into place.
+  void Commit(std::uint32_t id, bool force);
+  /// Removes the partial files of everything not committed.
+  void RemovePartials();
+  void Abort();
+
+  /// Calls `ready(id)` each time a file becomes complete (from the writing thread).
+  void OnComplete(std::function<void(std::uint32_t)> ready) { on_complete_ = std::move(ready); }
+
+  const std::vector<SinkFile>& files() const { return files_; }
+  SinkFile& file(std::uint32_t id) { return files_[id]; }
+  std::uint64_t bytes_received() const;
+  /// Files that carry data (regular or stream), the ones that get committed.
+  std::size_t data_file_count() const;
+  const TargetPlan& plan() const { return plan_; }
+  /// Opens the partial file if it is not open yet; returns its descriptor.
+  int OpenPartial(std::uint32_t id);
+
+ private:
+  [[noreturn]] void Fail(const std::string& path, int err) const;
+  [[noreturn]] static void Reject(const std::string& why);
+  SinkFile& Lookup(std::uint32_t id);
+  void AfterAdd(SinkFile& f, std::unique_lock<std::mutex>& lock);
+  int OpenLocked(SinkFile& f);
+
+  std::vector<SinkFile> files_;
+  TargetPlan plan_;
+  std::string host_;
+  bool preserve_;
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  std::uint64_t bytes_ = 0;
+  bool aborted_ = false;
+  std::function<void(std::uint32_t)> on_complete_;
+};
+
+}  // namespace braid

@@ -1,0 +1,331 @@
+#include "engine/sink_session.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <thread>
+
+#include "engine/blocking_queue.h"
+#include "engine/buffer_pool.h"
+#include "engine/ordered_writer.h"
+#include "engine/sink_files.h"
+#include "transport/data_listener.h"
+#include "transport/data_socket.h"
+
+namespace braid {
+namespace {
+
+/// How long the sink waits for the source's streams to connect.
+constexpr auto kAcceptDeadline = std::chrono::seconds(120);
+/// Blocks an ordered target may hold out of order, beyond one per stream.
+constexpr std::size_t kReorderBlocks = 16;
+constexpr std::size_t kHashChunk = 1u << 20;
+
+bool IsStreamTarget(const std::string& target, const struct stat& st, bool exists) {
+  if (target == "-") return true;
+  return exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+}
+
+}  // namespace
+
+struct SinkSession::Impl {
+  SinkOpen open;
+  std::string host;
+  std::vector<FileEntry> entries;
+  std::unique_ptr<SinkFiles> files;
+  std::unique_ptr<BufferPool> pool;
+  std::unique_ptr<OrderedWriter> ordered;
+  UniqueFd stream_fd;
+  Md5Digest stream_md5;
+  std::unique_ptr<DataListener> listener;
+  BlockingQueue<std::uint32_t> commit_queue;
+  std::vector<std::optional<Md5Value>> sink_md5;
+
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<std::unique_ptr<DataSocket>> sockets;
+  std::vector<std::thread> receivers;
+  std::uint32_t announced_streams = 0;
+  std::uint32_t ended_streams = 0;
+  std::size_t committed = 0;
+
+  std::string Where(const std::string& path) const {
+    return host.empty() ? path : host + ":" + path;
+  }
+  void Receive(DataSocket& socket, TransferState& state);
+  void ReceiveData(DataSocket& socket, const FrameHeader& h, TransferState& state);
+  void Verify(TransferState& state);
+  void CommitAll(const SinkCallbacks& callbacks);
+  void FinishDirectories();
+  bool Finished(std::size_t data_files) const {
+    return committed == data_files && announced_streams > 0 &&
+           ended_streams == announced_streams;
+  }
+};
+
+SinkSession::SinkSession(std::vector<FileEntry> entries, SinkOpen open, std::string host)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->entries = std::move(entries);
+  impl_->open = std::move(open);
+  impl_->host = std::move(host);
+}
+
+SinkSession::~SinkSession() = default;
+
+void SinkSession::Impl::ReceiveData(DataSocket& socket, const FrameHeader& h,
+                                    TransferState& state) {
+  if ((h.flags & kFlagCompressed) != 0) {
+    throw BraidError(ErrorCode::kProtocol, "protocol error: compressed block not negotiated");
+  }
+  files->CheckBlock(h.file_id, h.offset, h.raw_length);
+  if (ordered && !ordered->WaitForRoom(h.offset)) return;
+  BufferRef buffer = pool->Acquire();
+  if (!buffer) return;
+  socket.ReadExact(buffer->data(), h.length);
+  if (PayloadCrc({buffer->data(), h.length}) != h.crc32) {
+    throw BraidError(ErrorCode::kIntegrity,
+                     "block checksum mismatch from " + socket.peer() + " for " +
+                         Where(files->file(h.file_id).final_path) + " at offset " +
+                         std::to_string(h.offset));
+  }
+  if (ordered) {
+    ordered->Submit(h.offset, std::move(buffer), h.length);
+  } else if (files->WriteBlock(h.file_id, h.offset, buffer->data(), h.length)) {
+    state.bytes.fetch_add(h.length);
+  }
+}
+
+void SinkSession::Impl::Receive(DataSocket& socket, TransferState& state) {
+  std::uint32_t max_payload = open.params.block_size;
+  while (!state.failed()) {
+    FrameHeaderBytes head{};
+    if (!socket.ReadExact(head.data(), head.size(), /*eof_ok=*/true)) {
+      throw BraidError(ErrorCode::kPeerLost,
+                       "data stream from " + socket.peer() + " closed before the transfer ended");
+    }
+    FrameHeader h = DecodeFrameHeader(head, max_payload);
+    switch (h.type) {
+      case FrameType::kData:
+        ReceiveData(socket, h, state);
+        break;
+      case FrameType::kFileEnd: {
+        Md5Value md5{};
+        if (h.length > 0) socket.ReadExact(md5.data(), md5.size());
+        if (PayloadCrc({md5.data(), h.length}) != h.crc32) {
+          throw BraidError(ErrorCode::kIntegrity, "file-end checksum mismatch from " + socket.peer());
+        }
+        std::optional<Md5Value> have;
+        if ((h.flags & kFlagHasMd5) != 0) have = md5;
+        files->EndFile(h.file_id, h.offset, have);
+        break;
+      }
+      case FrameType::kStreamEnd: {
+        {
+          std::lock_guard lock(mutex);
+          if (announced_streams != 0 && announced_streams != h.file_id) {
+            throw BraidError(ErrorCode::kProtocol, "protocol error: streams disagree on their count");
+          }
+          announced_streams = h.file_id;
+          ++ended_streams;
+        }
+        cv.notify_all();
+        ::shutdown(socket.fd(), SHUT_WR);
+        return;
+      }
+    }
+  }
+}
+
+void SinkSession::Impl::Verify(TransferState& state) {
+  std::vector<std::uint8_t> chunk(kHashChunk);
+  for (const auto& f : files->files()) {
+    if (f.entry.kind != FileKind::kRegular && f.entry.kind != FileKind::kStream) continue;
+    std::uint32_t id = f.entry.id;
+    int fd = files->OpenPartial(id);
+    Md5Digest digest;
+    std::uint64_t hashed = 0;
+    for (;;) {
+      std::optional<std::uint64_t> prefix = files->WaitForPrefix(id, hashed);
+      if (!prefix || state.failed()) return;
+      while (hashed < *prefix) {
+        std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), *prefix - hashed));
+        ssize_t n = ::pread(fd, chunk.data(), want, static_cast<off_t>(hashed));
+        if (n <= 0) {
+          throw BraidError(ErrorCode::kTargetUnwritable,
+                           DescribeErrno(host, f.partial_path, n < 0 ? errno : EIO));
+        }
+        digest.Update(chunk.data(), static_cast<std::size_t>(n));
+        hashed += static_cast<std::uint64_t>(n);
+      }
+      if (f.complete && f.end_size && hashed == *f.end_size) break;
+    }
+    sink_md5[id] = digest.Finish();
+    commit_queue.Push(id);
+  }
+}
+
+void SinkSession::Impl::CommitAll(const SinkCallbacks& callbacks) {
+  while (std::optional<std::uint32_t> id = commit_queue.Pop()) {
+    SinkFile& f = files->file(*id);
+    FileDone done;
+    done.id = *id;
+    done.size = f.end_size.value_or(0);
+    done.final_path = f.final_path;
+    if (open.params.md5) {
+      if (!f.source_md5) {
+        throw BraidError(ErrorCode::kProtocol, "protocol error: source sent no MD5 for " +
+                                                   Where(f.final_path));
+      }
+      if (!sink_md5[*id]) std::abort();  // committed before it was hashed: a bug
+      done.has_md5 = true;
+      done.source_md5 = *f.source_md5;
+      done.sink_md5 = *sink_md5[*id];
+      if (done.source_md5 != done.sink_md5) {
+        throw BraidError(ErrorCode::kIntegrity,
+                         "MD5 mismatch for " + Where(f.final_path) + ": source " +
+                             ToHex(done.source_md5) + ", copy " + ToHex(done.sink_md5));
+      }
+    }
+    files->Commit(*id, open.force);
+    callbacks.file_done(done);
+    {
+      std::lock_guard lock(mutex);
+      ++committed;
+    }
+    cv.notify_all();
+  }
+}
+
+void SinkSession::Impl::FinishDirectories() {
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  const auto& all = files->files();
+  // Deepest first, so setting a parent's time is not undone by its children.
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    if (it->entry.kind != FileKind::kDirectory) continue;
+    mode_t mode = open.preserve ? (it->entry.mode & 07777) : (it->entry.mode & 0777 & ~mask);
+    ::chmod(it->final_path.c_str(), mode);
+    if (open.preserve) {
+      timespec times[2] = {{it->entry.mtime_sec, static_cast<long>(it->entry.mtime_nsec)},
+                           {it->entry.mtime_sec, static_cast<long>(it->entry.mtime_nsec)}};
+      ::utimensat(AT_FDCWD, it->final_path.c_str(), times, AT_SYMLINK_NOFOLLOW);
+    }
+  }
+}
+
+void SinkSession::Run(const SinkCallbacks& callbacks) {
+  Impl& s = *impl_;
+  const TransferParams& p = s.open.params;
+  struct stat st {};
+  bool exists = s.open.target != "-" && ::stat(s.open.target.c_str(), &st) == 0;
+  TargetInfo info{exists, exists && S_ISDIR(st.st_mode), IsStreamTarget(s.open.target, st, exists)};
+  TargetPlan plan = PlanTarget(s.open.target, info, s.open.top_count, s.entries, s.host);
+  s.files = std::make_unique<SinkFiles>(s.entries, plan, s.host, s.open.preserve);
+  s.files->Prepare(s.open.force);
+  s.sink_md5.resize(s.entries.size());
+  std::size_t data_files = s.files->data_file_count();
+
+  std::size_t buffers = 2 * p.streams + 2;
+  if (plan.mode == TargetPlan::Mode::kStream) {
+    if (s.open.target == "-") {
+      s.stream_fd.Reset(::dup(STDOUT_FILENO));
+    } else {
+      s.stream_fd.Reset(::open(s.open.target.c_str(), O_WRONLY | O_CLOEXEC));
+    }
+    if (!s.stream_fd.valid()) {
+      throw BraidError(ErrorCodeForTargetErrno(errno), DescribeErrno(s.host, s.open.target, errno));
+    }
+    std::uint32_t id = 0;
+    while (s.entries[id].kind != FileKind::kRegular && s.entries[id].kind != FileKind::kStream) ++id;
+    buffers = p.streams + kReorderBlocks + 1;
+    std::uint64_t window = std::uint64_t{kReorderBlocks} * p.block_size;
+    s.ordered = std::make_unique<OrderedWriter>(
+        window, [this, &s, id, md5 = p.md5](std::uint64_t offset, const std::uint8_t* data,
+                                             std::uint32_t length) {
+          std::uint32_t done = 0;
+          while (done < length) {
+            ssize_t n = ::write(s.stream_fd.get(), data + done, length - done);
+            if (n < 0) {
+              if (errno == EINTR) continue;
+              throw BraidError(ErrorCodeForTargetErrno(errno),
+                               DescribeErrno(s.host, s.open.target, errno));
+            }
+            done += static_cast<std::uint32_t>(n);
+          }
+          if (md5) s.stream_md5.Update(data, length);
+          state_.bytes.fetch_add(length);
+          s.files->RecordStreamed(id, offset, length);
+        });
+  }
+  s.pool = std::make_unique<BufferPool>(p.block_size, buffers);
+
+  bool ordered_md5 = p.md5 && s.ordered;
+  s.files->OnComplete([&s, md5 = p.md5, ordered_md5](std::uint32_t id) {
+    if (ordered_md5) s.sink_md5[id] = s.stream_md5.Finish();
+    if (!md5 || ordered_md5) s.commit_queue.Push(id);
+  });
+
+  s.listener = std::make_unique<DataListener>(
+      s.open.listen_address.empty() ? "127.0.0.1" : s.open.listen_address, SocketTuning{p.window});
+  state_.OnAbort([&s] {
+    s.files->Abort();
+    s.pool->Close();
+    if (s.ordered) s.ordered->Abort();
+    s.commit_queue.Abort();
+    s.listener->Stop();
+    std::lock_guard lock(s.mutex);
+    for (auto& sock : s.sockets) sock->Shutdown();
+    s.cv.notify_all();
+  });
+
+  auto guarded = [this](auto fn) {
+    return [this, fn]() {
+      try {
+        fn();
+      } catch (const BraidError& e) {
+        state_.Fail(e);
+      } catch (const std::exception& e) {
+        state_.Fail(BraidError(ErrorCode::kInternal, e.what()));
+      }
+    };
+  };
+
+  callbacks.ready(SinkReady{{s.listener->address()}, s.listener->port()});
+
+  std::thread acceptor(guarded([&] {
+    s.listener->Run(p.secret, p.session, p.streams, kAcceptDeadline,
+                    [&](AuthenticatedStream stream) {
+                      std::lock_guard lock(s.mutex);
+                      if (state_.failed()) return;
+                      s.sockets.push_back(
+                          std::make_unique<DataSocket>(std::move(stream.fd), stream.peer));
+                      DataSocket* raw = s.sockets.back().get();
+                      state_.streams = static_cast<std::uint16_t>(s.sockets.size());
+                      s.receivers.emplace_back(guarded([&, raw] { s.Receive(*raw, state_); }));
+                    });
+  }));
+  std::thread committer(guarded([&] { s.CommitAll(callbacks); }));
+  std::thread verifier;
+  if (p.md5 && !s.ordered) verifier = std::thread(guarded([&] { s.Verify(state_); }));
+
+  {
+    std::unique_lock lock(s.mutex);
+    s.cv.wait(lock, [&] { return state_.failed() || s.Finished(data_files); });
+  }
+  s.listener->Stop();
+  acceptor.join();
+  if (!state_.failed()) s.commit_queue.Close();
+  for (auto& t : s.receivers) t.join();
+  committer.join();
+  if (verifier.joinable()) verifier.join();
+  if (auto e = state_.error()) {
+    s.files->RemovePartials();
+    throw *e;
+  }
+  s.FinishDirectories();
+}
+
+}  // namespace braid

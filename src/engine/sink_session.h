@@ -1,0 +1,41 @@
+#pragma once
+/// The receiving side of a transfer: listens, authenticates the streams,
+/// checks and writes every block where it belongs, verifies each file (per
+/// block CRC always, whole-file MD5 when asked) and renames it into place.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/transfer_state.h"
+#include "proto/control_message.h"
+
+namespace braid {
+
+struct SinkCallbacks {
+  std::function<void(const SinkReady&)> ready;     ///< listening; tell the source
+  std::function<void(const FileDone&)> file_done;  ///< one file verified and in place
+  std::function<void(const std::string&)> warn;
+};
+
+class SinkSession {
+ public:
+  SinkSession(std::vector<FileEntry> entries, SinkOpen open, std::string host);
+  ~SinkSession();
+  SinkSession(const SinkSession&) = delete;
+  SinkSession& operator=(const SinkSession&) = delete;
+
+  /// Prepares the target, listens, receives everything; blocks until every
+  /// file is in place. On failure removes partial files and throws BraidError.
+  void Run(const SinkCallbacks& callbacks);
+  void Abort(const std::string& why) { state_.Abort(why); }
+  TransferState& state() { return state_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  TransferState state_;
+};
+
+}  // namespace braid

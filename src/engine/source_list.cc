@@ -1,0 +1,173 @@
+#include "engine/source_list.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+
+#include "braid/error.h"
+#include "braid/unique_fd.h"
+
+namespace braid {
+namespace {
+
+/// Deeper trees than this are refused rather than risking the stack.
+constexpr int kMaxDepth = 512;
+
+class ListBuilder {
+ public:
+  ListBuilder(const SourceListRequest& request, std::vector<std::string>& warnings)
+      : request_(request), warnings_(warnings) {}
+
+  void AddTop(const std::string& path, std::uint16_t top) {
+    if (path == "-") {
+      FileEntry e;
+      e.top = top;
+      e.kind = FileKind::kStream;
+      e.path = "stdin";
+      e.size = request_.device_size.value_or(kUnknownSize);
+      e.mode = 0644;
+      Push(std::move(e), "-");
+      return;
+    }
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) Fail(path, errno);
+    std::string name = TopName(path);
+    if (S_ISDIR(st.st_mode)) {
+      if (!request_.recursive) {
+        throw BraidError(ErrorCode::kSourceUnreadable,
+                         Where(path) + " is a directory (use -r to copy directories)");
+      }
+      CheckReadable(path, O_DIRECTORY);
+      Push(EntryFrom(st, top, name, FileKind::kDirectory), path);
+      Walk(path, name, top, 1);
+    } else if (S_ISREG(st.st_mode)) {
+      CheckReadable(path, 0);
+      FileEntry e = EntryFrom(st, top, name, FileKind::kRegular);
+      if (request_.device_size) e.size = std::min<std::uint64_t>(e.size, *request_.device_size);
+      Push(std::move(e), path);
+    } else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+      if (S_ISCHR(st.st_mode) && !request_.device_size) {
+        throw BraidError(ErrorCode::kUsage,
+                         Where(path) + " is a device; give --size to say how much to read");
+      }
+      CheckReadable(path, O_NONBLOCK);
+      FileEntry e = EntryFrom(st, top, name, FileKind::kStream);
+      e.size = request_.device_size.value_or(kUnknownSize);
+      Push(std::move(e), path);
+    } else {
+      throw BraidError(ErrorCode::kSourceUnreadable,
+                       Where(path) + " is not a file, directory, pipe or device");
+    }
+  }
+
+  std::vector<SourceFile> Take() { return std::move(files_); }
+
+ private:
+  std::string Where(const std::string& path) const {
+    return request_.host.empty() ? path : request_.host + ":" + path;
+  }
+  [[noreturn]] void Fail(const std::string& path, int err) const {
+    throw BraidError(ErrorCode::kSourceUnreadable, DescribeErrno(request_.host, path, err));
+  }
+  void CheckReadable(const std::string& path, int flags) const {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | flags));
+    if (!fd.valid()) Fail(path, errno);
+  }
+
+  std::string TopName(const std::string& path) const {
+    std::string p = path;
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    std::string name = p.substr(p.find_last_of('/') + 1);
+    if (name.empty() || name == "." || name == "..") {
+      char resolved[PATH_MAX];
+      if (::realpath(path.c_str(), resolved) == nullptr) Fail(path, errno);
+      std::string r = resolved;
+      name = r.substr(r.find_last_of('/') + 1);
+    }
+    if (name.empty()) {
+      throw BraidError(ErrorCode::kUsage, Where(path) + ": cannot copy the root directory as such");
+    }
+    return name;
+  }
+
+  static FileEntry EntryFrom(const struct stat& st, std::uint16_t top, std::string name,
+                             FileKind kind) {
+    FileEntry e;
+    e.top = top;
+    e.kind = kind;
+    e.path = std::move(name);
+    e.size = kind == FileKind::kRegular ? static_cast<std::uint64_t>(st.st_size) : 0;
+    e.mode = st.st_mode & 07777;
+    e.mtime_sec = st.st_mtim.tv_sec;
+    e.mtime_nsec = static_cast<std::uint32_t>(st.st_mtim.tv_nsec);
+    return e;
+  }
+
+  void Push(FileEntry e, std::string local) {
+    e.id = static_cast<std::uint32_t>(files_.size());
+    files_.push_back({std::move(e), std::move(local)});
+  }
+
+  void Walk(const std::string& dir, const std::string& rel, std::uint16_t top, int depth) {
+    if (depth > kMaxDepth) {
+      throw BraidError(ErrorCode::kSourceUnreadable, Where(dir) + ": directory tree too deep");
+    }
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) Fail(dir, errno);
+    std::vector<std::string> names;
+    errno = 0;
+    while (dirent* ent = ::readdir(d)) {
+      std::string n = ent->d_name;
+      if (n != "." && n != "..") names.push_back(std::move(n));
+    }
+    int err = errno;
+    ::closedir(d);
+    if (err != 0) Fail(dir, err);
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) {
+      std::string path = dir + "/" + n;
+      std::string child = rel + "/" + n;
+      struct stat st {};
+      if (::lstat(path.c_str(), &st) != 0) Fail(path, errno);
+      if (S_ISDIR(st.st_mode)) {
+        Push(EntryFrom(st, top, child, FileKind::kDirectory), path);
+        Walk(path, child, top, depth + 1);
+      } else if (S_ISREG(st.st_mode)) {
+        Push(EntryFrom(st, top, child, FileKind::kRegular), path);
+      } else if (S_ISLNK(st.st_mode)) {
+        std::string target(static_cast<std::size_t>(PATH_MAX), '\0');
+        ssize_t n_read = ::readlink(path.c_str(), target.data(), target.size());
+        if (n_read < 0) Fail(path, errno);
+        target.resize(static_cast<std::size_t>(n_read));
+        FileEntry e = EntryFrom(st, top, child, FileKind::kSymlink);
+        e.link_target = std::move(target);
+        Push(std::move(e), path);
+      } else {
+        warnings_.push_back("skipping " + Where(path) + ": not a regular file, directory or link");
+      }
+    }
+  }
+
+  const SourceListRequest& request_;
+  std::vector<std::string>& warnings_;
+  std::vector<SourceFile> files_;
+};
+
+}  // namespace
+
+std::vector<SourceFile> BuildSourceList(const SourceListRequest& request,
+                                        std::vector<std::string>& warnings) {
+  ListBuilder builder(request, warnings);
+  for (std::size_t i = 0; i < request.paths.size(); ++i) {
+    builder.AddTop(request.paths[i], static_cast<std::uint16_t>(i));
+  }
+  return builder.Take();
+}
+
+}  // namespace braid

@@ -1,0 +1,237 @@
+#include "engine/source_session.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <thread>
+
+#include "braid/unique_fd.h"
+#include "engine/block_scheduler.h"
+#include "engine/blocking_queue.h"
+#include "engine/buffer_pool.h"
+#include "security/md5_digest.h"
+#include "transport/data_connector.h"
+#include "transport/data_socket.h"
+
+namespace braid {
+namespace {
+
+constexpr auto kConnectTimeout = std::chrono::seconds(15);
+
+/// One frame waiting to be sent: a block (payload in `buffer`) or a file end.
+struct OutFrame {
+  FrameHeader header;
+  BufferRef buffer;
+  Md5Value md5{};
+};
+
+/// What the hasher sees, in file order.
+struct HashItem {
+  std::uint32_t file_id = 0;
+  BufferRef buffer;         ///< null for the file's end
+  std::uint32_t length = 0;
+  std::uint64_t end_size = 0;
+};
+
+}  // namespace
+
+struct SourceSession::Impl {
+  std::vector<SourceFile> files;
+  std::vector<FileEntry> entries;
+  SourceStart start;
+  std::string host;
+  BlockingQueue<OutFrame> send_queue;
+  BlockingQueue<HashItem> hash_queue;
+  std::unique_ptr<BufferPool> pool;
+  std::vector<std::unique_ptr<DataSocket>> sockets;
+
+  void ReadAll(TransferState& state);
+  void HashAll(TransferState& state);
+  void SendAll(DataSocket& socket, TransferState& state);
+  std::uint32_t ReadBlock(int fd, const SourceFile& f, const BlockStep& step, std::uint8_t* out);
+  [[noreturn]] void ReadFailed(const SourceFile& f, int err) const {
+    throw BraidError(ErrorCode::kSourceUnreadable, DescribeErrno(host, f.local_path, err));
+  }
+};
+
+SourceSession::SourceSession(std::vector<SourceFile> files, SourceStart start, std::string host)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->files = std::move(files);
+  for (const auto& f : impl_->files) impl_->entries.push_back(f.entry);
+  impl_->start = std::move(start);
+  impl_->host = std::move(host);
+}
+
+SourceSession::~SourceSession() = default;
+
+std::uint32_t SourceSession::Impl::ReadBlock(int fd, const SourceFile& f, const BlockStep& step,
+                                             std::uint8_t* out) {
+  bool seekable = f.entry.kind == FileKind::kRegular;
+  std::uint32_t got = 0;
+  while (got < step.length) {
+    ssize_t n = seekable ? ::pread(fd, out + got, step.length - got,
+                                   static_cast<off_t>(step.offset + got))
+                         : ::read(fd, out + got, step.length - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ReadFailed(f, errno);
+    }
+    if (n == 0) break;
+    got += static_cast<std::uint32_t>(n);
+  }
+  return got;
+}
+
+void SourceSession::Impl::ReadAll(TransferState& state) {
+  BlockScheduler scheduler(entries, start.params.block_size);
+  UniqueFd fd;
+  std::uint32_t open_id = UINT32_MAX;
+  while (!state.failed()) {
+    std::optional<BlockStep> step = scheduler.Next();
+    if (!step) break;
+    const SourceFile& f = files[step->file_id];
+    if (step->kind == BlockStep::Kind::kFileEnd) {
+      fd.Reset();
+      open_id = UINT32_MAX;
+      if (start.params.md5) {
+        hash_queue.Push(HashItem{step->file_id, nullptr, 0, step->offset});
+      } else {
+        OutFrame end;
+        end.header = {FrameType::kFileEnd, 0, step->file_id, 0, step->offset, 0, 0};
+        send_queue.Push(std::move(end));
+      }
+      continue;
+    }
+    if (open_id != step->file_id) {
+      if (f.local_path == "-") {
+        fd.Reset(::dup(STDIN_FILENO));
+      } else {
+        fd.Reset(::open(f.local_path.c_str(), O_RDONLY | O_CLOEXEC));
+      }
+      if (!fd.valid()) ReadFailed(f, errno);
+      if (f.entry.kind == FileKind::kRegular) {
+        ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+      }
+      open_id = step->file_id;
+    }
+    BufferRef buffer = pool->Acquire();
+    if (!buffer) break;
+    std::uint32_t got = ReadBlock(fd.get(), f, *step, buffer->data());
+    if (f.entry.size == kUnknownSize) {
+      scheduler.Delivered(got);
+    } else if (got < step->length) {
+      throw BraidError(ErrorCode::kSourceUnreadable,
+                       (host.empty() ? "" : host + ":") + f.local_path +
+                           ": file shrank while it was being copied");
+    }
+    if (got == 0) continue;
+    OutFrame frame;
+    frame.header = {FrameType::kData, 0, step->file_id, got, step->offset, 0, got};
+    frame.buffer = buffer;
+    if (start.params.md5) hash_queue.Push(HashItem{step->file_id, buffer, got, 0});
+    send_queue.Push(std::move(frame));
+  }
+  if (start.params.md5) {
+    hash_queue.Close();
+  } else {
+    send_queue.Close();
+  }
+}
+
+void SourceSession::Impl::HashAll(TransferState& state) {
+  Md5Digest digest;
+  while (std::optional<HashItem> item = hash_queue.Pop()) {
+    if (item->buffer) {
+      digest.Update(item->buffer->data(), item->length);
+      continue;
+    }
+    OutFrame end;
+    end.header = {FrameType::kFileEnd, kFlagHasMd5, item->file_id, 16, item->end_size, 0, 0};
+    end.md5 = digest.Finish();
+    send_queue.Push(std::move(end));
+  }
+  (void)state;
+  send_queue.Close();
+}
+
+void SourceSession::Impl::SendAll(DataSocket& socket, TransferState& state) {
+  while (std::optional<OutFrame> frame = send_queue.Pop()) {
+    if (frame->header.type == FrameType::kData) {
+      std::span<const std::uint8_t> payload(frame->buffer->data(), frame->header.length);
+      frame->header.crc32 = PayloadCrc(payload);
+      socket.SendFrame(frame->header, payload);
+      frame->buffer.reset();
+      state.bytes.fetch_add(frame->header.length);
+    } else {
+      std::span<const std::uint8_t> md5;
+      if ((frame->header.flags & kFlagHasMd5) != 0) md5 = frame->md5;
+      frame->header.crc32 = PayloadCrc(md5);
+      socket.SendFrame(frame->header, md5);
+    }
+  }
+  if (state.failed()) return;
+  // Every stream is connected before the first frame goes out, so the count
+  // tells the sink how many stream ends to wait for.
+  auto count = static_cast<std::uint32_t>(sockets.size());
+  socket.SendFrame(FrameHeader{FrameType::kStreamEnd, 0, count, 0, 0, 0, 0}, {});
+  ::shutdown(socket.fd(), SHUT_WR);
+  // Wait for the sink to close, so the last frames are read before we go.
+  std::uint8_t byte;
+  socket.ReadExact(&byte, 1, /*eof_ok=*/true);
+}
+
+void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
+  Impl& s = *impl_;
+  const TransferParams& p = s.start.params;
+  ConnectResult connected =
+      ConnectDataStreams(s.start.addresses, s.start.port, p.secret, p.session, p.streams,
+                         SocketTuning{p.window}, kConnectTimeout);
+  if (connected.streams.empty()) {
+    throw BraidError(ErrorCode::kDataConnect,
+                     "no data stream could connect: " + connected.last_error);
+  }
+  if (connected.streams.size() < p.streams) {
+    warn("only " + std::to_string(connected.streams.size()) + " of " +
+         std::to_string(p.streams) + " data streams connected (" + connected.last_error +
+         "); continuing with those");
+  }
+  for (auto& c : connected.streams) {
+    s.sockets.push_back(std::make_unique<DataSocket>(std::move(c.fd), c.peer));
+  }
+  state_.streams = static_cast<std::uint16_t>(s.sockets.size());
+  // Enough buffers for every stream to have one in flight, the reader to run
+  // ahead, and the hasher to lag a little without stalling the senders.
+  std::size_t buffers = 2 * s.sockets.size() + (p.md5 ? 8 : 4);
+  s.pool = std::make_unique<BufferPool>(p.block_size, buffers);
+  state_.OnAbort([&s] {
+    s.send_queue.Abort();
+    s.hash_queue.Abort();
+    s.pool->Close();
+    for (auto& sock : s.sockets) sock->Shutdown();
+  });
+
+  auto guarded = [this](auto&& fn) {
+    return [this, fn]() {
+      try {
+        fn();
+      } catch (const BraidError& e) {
+        state_.Fail(e);
+      } catch (const std::exception& e) {
+        state_.Fail(BraidError(ErrorCode::kInternal, e.what()));
+      }
+    };
+  };
+  std::vector<std::thread> threads;
+  threads.emplace_back(guarded([&] { s.ReadAll(state_); }));
+  if (p.md5) threads.emplace_back(guarded([&] { s.HashAll(state_); }));
+  for (auto& sock : s.sockets) {
+    DataSocket* raw = sock.get();
+    threads.emplace_back(guarded([&, raw] { s.SendAll(*raw, state_); }));
+  }
+  for (auto& t : threads) t.join();
+  if (auto e = state_.error()) throw *e;
+}
+
+}  // namespace braid

@@ -1,0 +1,38 @@
+#pragma once
+/// The sending side of a transfer: one reader thread fills page-aligned
+/// buffers in file order, an optional hasher computes each file's MD5 from
+/// the same buffers, and one sender thread per stream pulls the next block
+/// from a shared queue, so a slow stream never holds the others back.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/source_list.h"
+#include "engine/transfer_state.h"
+#include "proto/control_message.h"
+
+namespace braid {
+
+class SourceSession {
+ public:
+  SourceSession(std::vector<SourceFile> files, SourceStart start, std::string host);
+  ~SourceSession();
+  SourceSession(const SourceSession&) = delete;
+  SourceSession& operator=(const SourceSession&) = delete;
+
+  /// Connects the streams and sends everything; blocks until done.
+  /// Throws BraidError on failure (after stopping every thread).
+  /// `warn` gets messages the user should see (fewer streams than asked...).
+  void Run(const std::function<void(const std::string&)>& warn);
+  /// Stops a running transfer from another thread.
+  void Abort(const std::string& why) { state_.Abort(why); }
+  TransferState& state() { return state_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  TransferState state_;
+};
+
+}  // namespace braid

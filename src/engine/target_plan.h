@@ -1,0 +1,40 @@
+#pragma once
+/// Where each file of a transfer lands, by scp's and cp's rules. Pure: the
+/// sink stats the target and passes what it found.
+
+#include <string>
+#include <vector>
+
+#include "braid/file_entry.h"
+
+namespace braid {
+
+/// What the sink found at the target path.
+struct TargetInfo {
+  bool exists = false;
+  bool is_directory = false;
+  bool is_stream = false;  ///< stdout, a FIFO or a character device: written in order
+};
+
+struct TargetPlan {
+  enum class Mode {
+    kIntoDirectory,  ///< target is a directory: each SRC lands inside it by name
+    kAsTarget,       ///< one SRC, which becomes the target path itself
+    kStream,         ///< one file, written in order to a non-seekable target
+  } mode = Mode::kAsTarget;
+  std::string base;  ///< the target path, trailing slashes removed
+};
+
+/// Throws BraidError(kTargetUnwritable) when the sources cannot go there:
+/// several sources onto a non-directory, a missing directory named with a
+/// trailing slash, a directory onto a stream.
+TargetPlan PlanTarget(const std::string& target, const TargetInfo& info, std::size_t top_count,
+                      const std::vector<FileEntry>& entries, const std::string& host);
+
+/// The final path of one entry under the plan (entry.path is already safe).
+std::string FinalPath(const TargetPlan& plan, const FileEntry& entry);
+
+/// The partial file beside a final path: never mistaken for a finished copy.
+std::string PartialPath(const std::string& final_path);
+
+}  // namespace braid

@@ -1,0 +1,47 @@
+#include "engine/transfer_state.h"
+
+namespace braid {
+
+void TransferState::Fail(const BraidError& error) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!error_) error_ = error;
+  }
+  failed_ = true;
+  RunHooks();
+}
+
+void TransferState::Abort(const std::string& why) {
+  Fail(BraidError(ErrorCode::kInterrupted, why));
+}
+
+std::optional<BraidError> TransferState::error() const {
+  std::lock_guard lock(mutex_);
+  return error_;
+}
+
+void TransferState::OnAbort(std::function<void()> hook) {
+  bool run_now = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (hooks_ran_) {
+      run_now = true;
+    } else {
+      hooks_.push_back(hook);
+    }
+  }
+  if (run_now) hook();
+}
+
+void TransferState::RunHooks() {
+  std::vector<std::function<void()>> hooks;
+  {
+    std::lock_guard lock(mutex_);
+    if (hooks_ran_) return;
+    hooks_ran_ = true;
+    hooks.swap(hooks_);
+  }
+  for (auto& h : hooks) h();
+}
+
+}  // namespace braid

@@ -1,0 +1,44 @@
+#pragma once
+/// What the threads of one side of a transfer share: the first error, the
+/// abort switch and byte counters. The first failure wins; later ones (often
+/// just echoes of it, like a reset stream after a disk-full) are dropped.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "braid/error.h"
+
+namespace braid {
+
+class TransferState {
+ public:
+  /// Records the error if it is the first, then runs every abort hook once.
+  void Fail(const BraidError& error);
+  /// Ends the transfer without an error of its own (the agent said so).
+  void Abort(const std::string& why);
+  bool failed() const { return failed_.load(); }
+  std::optional<BraidError> error() const;
+
+  /// Called once on failure or abort: close queues, shut sockets down.
+  void OnAbort(std::function<void()> hook);
+
+  std::atomic<std::uint64_t> bytes{0};
+  std::atomic<std::uint64_t> files_done{0};
+  std::atomic<std::uint16_t> streams{0};
+
+ private:
+  void RunHooks();
+
+  mutable std::mutex mutex_;
+  std::atomic<bool> failed_{false};
+  std::optional<BraidError> error_;
+  std::vector<std::function<void()>> hooks_;
+  bool hooks_ran_ = false;
+};
+
+}  // namespace braid

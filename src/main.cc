@@ -1,0 +1,52 @@
+/// braid: parse the command line, then either copy (the agent) or serve one end.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "braid/error.h"
+#include "cli/command_line.h"
+#include "engine/agent.h"
+#include "server/fd_stream.h"
+#include "server/server.h"
+
+namespace {
+
+void OnSignal(int sig) { braid::RequestInterrupt(sig); }
+
+int Serve(int control_fd) {
+  // A vanished agent must surface as a write error, not kill us silently.
+  ::signal(SIGPIPE, SIG_IGN);
+  int in = control_fd >= 0 ? control_fd : STDIN_FILENO;
+  int out = control_fd >= 0 ? control_fd : STDOUT_FILENO;
+  braid::FdStream stream(in, out);
+  return braid::RunServer(stream);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  braid::CommandLine cl;
+  try {
+    cl = braid::ParseCommandLine(argc, argv);
+  } catch (const braid::BraidError& e) {
+    std::fprintf(stderr, "braid: %s\n", e.what());
+    return braid::ExitCodeFor(e.code());
+  }
+  switch (cl.mode) {
+    case braid::CommandLine::Mode::kExit:
+      return cl.exit_code;
+    case braid::CommandLine::Mode::kServe:
+      return Serve(cl.serve_fd);
+    case braid::CommandLine::Mode::kCopy:
+      break;
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  return braid::RunAgent(cl.options);
+}

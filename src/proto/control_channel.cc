@@ -1,0 +1,41 @@
+#include "proto/control_channel.h"
+
+#include <vector>
+
+#include "braid/wire.h"
+
+namespace braid {
+
+void ControlChannel::Send(const ControlMessage& message) {
+  std::vector<std::uint8_t> body = EncodeMessage(message);
+  WireWriter w;
+  w.U32(static_cast<std::uint32_t>(body.size()));
+  w.Bytes(body);
+  std::lock_guard lock(send_mutex_);
+  stream_.WriteAll(w.data().data(), w.data().size());
+}
+
+bool ControlChannel::ReadExactly(std::uint8_t* out, std::size_t n) {
+  std::size_t got = 0;
+  while (got < n) {
+    std::size_t r = stream_.ReadSome(out + got, n - got);
+    if (r == 0) {
+      if (got == 0) return false;
+      WireReader::Fail("control stream ended inside a message");
+    }
+    got += r;
+  }
+  return true;
+}
+
+std::optional<ControlMessage> ControlChannel::Receive() {
+  std::uint8_t prefix[4];
+  if (!ReadExactly(prefix, sizeof prefix)) return std::nullopt;
+  std::uint32_t len = WireReader(prefix).U32();
+  if (len < 2 || len > kMaxControlMessage) WireReader::Fail("control message length out of range");
+  std::vector<std::uint8_t> body(len);
+  if (!ReadExactly(body.data(), body.size())) WireReader::Fail("control stream ended inside a message");
+  return DecodeMessage(body);
+}
+
+}  // namespace braid

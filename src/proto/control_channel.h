@@ -1,0 +1,33 @@
+#pragma once
+/// Length-prefixed control messages over a ByteStream (ssh channel or pipe).
+/// One thread receives; any thread may send.
+
+#include <mutex>
+#include <optional>
+
+#include "braid/byte_stream.h"
+#include "proto/control_message.h"
+
+namespace braid {
+
+class ControlChannel {
+ public:
+  explicit ControlChannel(ByteStream& stream) : stream_(stream) {}
+  ControlChannel(const ControlChannel&) = delete;
+  ControlChannel& operator=(const ControlChannel&) = delete;
+
+  /// Thread-safe. Throws BraidError if the stream fails.
+  void Send(const ControlMessage& message);
+  /// Blocks for the next message; nullopt when the peer closed cleanly between
+  /// messages. Throws BraidError(kProtocol) on a malformed or truncated one.
+  std::optional<ControlMessage> Receive();
+
+ private:
+  /// False at a clean end of stream before the first byte.
+  bool ReadExactly(std::uint8_t* out, std::size_t n);
+
+  ByteStream& stream_;
+  std::mutex send_mutex_;
+};
+
+}  // namespace braid

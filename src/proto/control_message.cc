@@ -1,0 +1,325 @@
+#include "proto/control_message.h"
+
+#include "braid/wire.h"
+
+namespace braid {
+namespace {
+
+
+void PutBool(WireWriter& w, bool b) { w.U8(b ? 1 : 0); }
+bool GetBool(WireReader& r) {
+  std::uint8_t v = r.U8();
+  if (v > 1) WireReader::Fail("boolean field is neither 0 nor 1");
+  return v == 1;
+}
+
+template <std::size_t N>
+void GetArray(WireReader& r, std::array<std::uint8_t, N>& out) {
+  auto b = r.Bytes(N);
+  std::copy(b.begin(), b.end(), out.begin());
+}
+
+void PutStrings(WireWriter& w, const std::vector<std::string>& v) {
+  w.U32(static_cast<std::uint32_t>(v.size()));
+  for (const auto& s : v) w.String(s);
+}
+std::vector<std::string> GetStrings(WireReader& r, std::size_t max_count, std::size_t max_len) {
+  std::uint32_t n = r.U32();
+  if (n > max_count) WireReader::Fail("too many strings in a list");
+  std::vector<std::string> v;
+  v.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) v.push_back(r.String(max_len));
+  return v;
+}
+
+void PutParams(WireWriter& w, const TransferParams& p) {
+  w.U16(p.streams);
+  w.U32(p.block_size);
+  w.U64(p.window);
+  PutBool(w, p.md5);
+  w.Bytes(p.secret);
+  w.Bytes(p.session);
+}
+TransferParams GetParams(WireReader& r) {
+  TransferParams p;
+  p.streams = r.U16();
+  p.block_size = r.U32();
+  p.window = r.U64();
+  p.md5 = GetBool(r);
+  GetArray(r, p.secret);
+  GetArray(r, p.session);
+  if (p.streams < 1 || p.streams > 64) WireReader::Fail("stream count out of range");
+  if (p.block_size < 4096 || p.block_size > (64u << 20)) {
+    WireReader::Fail("block size out of range");
+  }
+  return p;
+}
+
+void PutEntry(WireWriter& w, const FileEntry& e) {
+  w.U32(e.id);
+  w.U16(e.top);
+  w.U8(static_cast<std::uint8_t>(e.kind));
+  w.String(e.path);
+  w.U64(e.size);
+  w.U32(e.mode);
+  w.U64(static_cast<std::uint64_t>(e.mtime_sec));
+  w.U32(e.mtime_nsec);
+  w.String(e.link_target);
+}
+FileEntry GetEntry(WireReader& r) {
+  FileEntry e;
+  e.id = r.U32();
+  e.top = r.U16();
+  std::uint8_t kind = r.U8();
+  if (kind < 1 || kind > 4) WireReader::Fail("unknown file kind");
+  e.kind = static_cast<FileKind>(kind);
+  e.path = r.String(kMaxPathLength);
+  if (!IsSafeRelativePath(e.path)) WireReader::Fail("unsafe file name in file list");
+  e.size = r.U64();
+  e.mode = r.U32();
+  if (e.mode > 07777) WireReader::Fail("file mode out of range");
+  e.mtime_sec = static_cast<std::int64_t>(r.U64());
+  e.mtime_nsec = r.U32();
+  if (e.mtime_nsec >= 1000000000u) WireReader::Fail("file time out of range");
+  e.link_target = r.String(kMaxPathLength);
+  if (e.link_target.find('\0') != std::string::npos) WireReader::Fail("NUL in link target");
+  if (e.kind != FileKind::kSymlink && !e.link_target.empty()) {
+    WireReader::Fail("link target on a non-link");
+  }
+  if (e.kind != FileKind::kStream && e.size == kUnknownSize) {
+    WireReader::Fail("unknown size on a seekable file");
+  }
+  return e;
+}
+
+struct Encoder {
+  WireWriter& w;
+  void operator()(const Hello& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kHello));
+    w.U32(m.magic);
+    w.U16(m.version);
+    w.String(m.label);
+  }
+  void operator()(const HelloReply& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kHelloReply));
+    w.U16(m.version);
+    w.String(m.host_label);
+    w.String(m.ssh_address);
+  }
+  void operator()(const SourceOpen& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kSourceOpen));
+    PutStrings(w, m.paths);
+    PutBool(w, m.recursive);
+    PutBool(w, m.device_size.has_value());
+    w.U64(m.device_size.value_or(0));
+  }
+  void operator()(const FileList& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kFileList));
+    PutBool(w, m.last);
+    w.U32(static_cast<std::uint32_t>(m.entries.size()));
+    for (const auto& e : m.entries) PutEntry(w, e);
+  }
+  void operator()(const SinkOpen& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kSinkOpen));
+    w.String(m.target);
+    w.U16(m.top_count);
+    PutBool(w, m.force);
+    PutBool(w, m.preserve);
+    PutBool(w, m.recursive);
+    w.String(m.listen_address);
+    PutParams(w, m.params);
+  }
+  void operator()(const SinkReady& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kSinkReady));
+    PutStrings(w, m.addresses);
+    w.U16(m.port);
+  }
+  void operator()(const SourceStart& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kSourceStart));
+    PutStrings(w, m.addresses);
+    w.U16(m.port);
+    PutParams(w, m.params);
+  }
+  void operator()(const Progress& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kProgress));
+    w.U64(m.bytes);
+    w.U64(m.files_done);
+    w.U16(m.streams);
+  }
+  void operator()(const FileDone& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kFileDone));
+    w.U32(m.id);
+    w.U64(m.size);
+    PutBool(w, m.has_md5);
+    w.Bytes(m.source_md5);
+    w.Bytes(m.sink_md5);
+    w.String(m.final_path);
+  }
+  void operator()(const Done& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kDone));
+    w.U64(m.bytes);
+    w.U64(m.files);
+    w.U16(m.streams);
+  }
+  void operator()(const ErrorMessage& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kError));
+    w.U16(static_cast<std::uint16_t>(m.code));
+    w.String(m.message);
+  }
+  void operator()(const Abort& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kAbort));
+    w.String(m.reason);
+  }
+  void operator()(const Bye&) { w.U16(static_cast<std::uint16_t>(MessageType::kBye)); }
+  void operator()(const Warning& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kWarning));
+    w.String(m.message);
+  }
+};
+
+ControlMessage DecodeBody(MessageType type, WireReader& r) {
+  switch (type) {
+    case MessageType::kHello: {
+      Hello m;
+      m.magic = r.U32();
+      if (m.magic != kControlMagic) WireReader::Fail("not a braid control stream");
+      m.version = r.U16();
+      m.label = r.String(256);
+      return m;
+    }
+    case MessageType::kHelloReply: {
+      HelloReply m;
+      m.version = r.U16();
+      m.host_label = r.String(256);
+      m.ssh_address = r.String(256);
+      return m;
+    }
+    case MessageType::kSourceOpen: {
+      SourceOpen m;
+      m.paths = GetStrings(r, kMaxSources, kMaxPathLength);
+      if (m.paths.empty()) WireReader::Fail("no source paths");
+      m.recursive = GetBool(r);
+      bool has_size = GetBool(r);
+      std::uint64_t size = r.U64();
+      if (has_size) m.device_size = size;
+      return m;
+    }
+    case MessageType::kFileList: {
+      FileList m;
+      m.last = GetBool(r);
+      std::uint32_t n = r.U32();
+      if (n > kMaxEntriesPerList) WireReader::Fail("file list chunk too long");
+      m.entries.reserve(std::min<std::size_t>(n, r.remaining() / 32));
+      for (std::uint32_t i = 0; i < n; ++i) m.entries.push_back(GetEntry(r));
+      return m;
+    }
+    case MessageType::kSinkOpen: {
+      SinkOpen m;
+      m.target = r.String(kMaxPathLength);
+      m.top_count = r.U16();
+      m.force = GetBool(r);
+      m.preserve = GetBool(r);
+      m.recursive = GetBool(r);
+      m.listen_address = r.String(256);
+      m.params = GetParams(r);
+      return m;
+    }
+    case MessageType::kSinkReady: {
+      SinkReady m;
+      m.addresses = GetStrings(r, kMaxAddresses, 256);
+      m.port = r.U16();
+      if (m.addresses.empty() || m.port == 0) WireReader::Fail("sink gave no address");
+      return m;
+    }
+    case MessageType::kSourceStart: {
+      SourceStart m;
+      m.addresses = GetStrings(r, kMaxAddresses, 256);
+      m.port = r.U16();
+      m.params = GetParams(r);
+      if (m.addresses.empty() || m.port == 0) WireReader::Fail("no address to connect to");
+      return m;
+    }
+    case MessageType::kProgress: {
+      Progress m;
+      m.bytes = r.U64();
+      m.files_done = r.U64();
+      m.streams = r.U16();
+      return m;
+    }
+    case MessageType::kFileDone: {
+      FileDone m;
+      m.id = r.U32();
+      m.size = r.U64();
+      m.has_md5 = GetBool(r);
+      GetArray(r, m.source_md5);
+      GetArray(r, m.sink_md5);
+      m.final_path = r.String(kMaxPathLength);
+      return m;
+    }
+    case MessageType::kDone: {
+      Done m;
+      m.bytes = r.U64();
+      m.files = r.U64();
+      m.streams = r.U16();
+      return m;
+    }
+    case MessageType::kError: {
+      ErrorMessage m;
+      std::uint16_t code = r.U16();
+      if (code == 0 || code > kMaxErrorCode) WireReader::Fail("unknown error code");
+      m.code = static_cast<ErrorCode>(code);
+      m.message = r.String(kMaxTextLength);
+      return m;
+    }
+    case MessageType::kAbort:
+      return Abort{r.String(kMaxTextLength)};
+    case MessageType::kBye:
+      return Bye{};
+    case MessageType::kWarning:
+      return Warning{r.String(kMaxTextLength)};
+  }
+  WireReader::Fail("unknown control message type " +
+                   std::to_string(static_cast<std::uint16_t>(type)));
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> EncodeMessage(const ControlMessage& message) {
+  WireWriter w;
+  std::visit(Encoder{w}, message);
+  return w.Take();
+}
+
+ControlMessage DecodeMessage(std::span<const std::uint8_t> bytes) {
+  if (bytes.size() > kMaxControlMessage) WireReader::Fail("control message too large");
+  WireReader r(bytes);
+  auto type = static_cast<MessageType>(r.U16());
+  ControlMessage m = DecodeBody(type, r);
+  r.ExpectEnd();
+  return m;
+}
+
+const char* MessageName(const ControlMessage& message) {
+  static constexpr const char* kNames[] = {
+      "Hello", "HelloReply", "SourceOpen", "FileList", "SinkOpen", "SinkReady", "SourceStart",
+      "Progress", "FileDone", "Done", "Error", "Abort", "Bye", "Warning"};
+  static_assert(std::size(kNames) == std::variant_size_v<ControlMessage>);
+  return kNames[message.index()];
+}
+
+bool IsSafeRelativePath(std::string_view path) {
+  if (path.empty() || path.front() == '/' || path.find('\0') != std::string_view::npos) {
+    return false;
+  }
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view part = path.substr(start, end - start);
+    if (part.empty() || part == "." || part == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+}  // namespace braid

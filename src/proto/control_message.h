@@ -1,0 +1,145 @@
+#pragma once
+/// Control messages between the agent and each `braid --serve`. Pure codec:
+/// every decode is bounds-checked and rejects what it does not understand.
+/// docs/protocol.md describes the exchange.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "braid/error.h"
+#include "braid/file_entry.h"
+#include "security/md5_digest.h"
+#include "security/session_secret.h"
+
+namespace braid {
+
+constexpr std::uint16_t kProtocolVersion = 1;
+constexpr std::uint32_t kControlMagic = 0x42524149;  // "BRAI"
+constexpr std::size_t kMaxControlMessage = 16u << 20;
+constexpr std::size_t kMaxPathLength = 4096;
+constexpr std::size_t kMaxTextLength = 8192;
+constexpr std::size_t kMaxAddresses = 16;
+constexpr std::size_t kMaxEntriesPerList = 65536;
+constexpr std::size_t kMaxSources = 4096;
+
+enum class MessageType : std::uint16_t {
+  kHello = 1,
+  kHelloReply = 2,
+  kSourceOpen = 3,
+  kFileList = 4,
+  kSinkOpen = 5,
+  kSinkReady = 6,
+  kSourceStart = 7,
+  kProgress = 8,
+  kFileDone = 9,
+  kDone = 10,
+  kError = 11,
+  kAbort = 12,
+  kBye = 13,
+  kWarning = 14,
+};
+
+/// agent -> server: first message; the server answers HelloReply or Error.
+struct Hello {
+  std::uint32_t magic = kControlMagic;
+  std::uint16_t version = kProtocolVersion;
+  std::string label;  ///< how the user named this host; empty for a local end
+};
+struct HelloReply {
+  std::uint16_t version = kProtocolVersion;
+  std::string host_label;   ///< the server's node name, for messages
+  std::string ssh_address;  ///< the address the ssh connection arrived on, if any
+};
+/// agent -> source server: describe these paths.
+struct SourceOpen {
+  std::vector<std::string> paths;
+  bool recursive = false;
+  std::optional<std::uint64_t> device_size;  ///< --size
+};
+/// source -> agent -> sink: the file list, in chunks; `last` ends it.
+struct FileList {
+  std::vector<FileEntry> entries;
+  bool last = false;
+};
+struct TransferParams {
+  std::uint16_t streams = 4;
+  std::uint32_t block_size = 1u << 20;
+  std::uint64_t window = 0;
+  bool md5 = false;
+  Secret secret{};
+  SessionId session{};
+};
+/// agent -> sink server: where the files go; the sink listens and answers SinkReady.
+struct SinkOpen {
+  std::string target;
+  std::uint16_t top_count = 1;
+  bool force = false;
+  bool preserve = false;
+  bool recursive = false;
+  std::string listen_address;  ///< empty: the address ssh arrived on
+  TransferParams params;
+};
+struct SinkReady {
+  std::vector<std::string> addresses;
+  std::uint16_t port = 0;
+};
+/// agent -> source server: connect and send.
+struct SourceStart {
+  std::vector<std::string> addresses;
+  std::uint16_t port = 0;
+  TransferParams params;
+};
+/// server -> agent, a few times a second.
+struct Progress {
+  std::uint64_t bytes = 0;
+  std::uint64_t files_done = 0;
+  std::uint16_t streams = 0;
+};
+/// sink -> agent: a file is verified and in place.
+struct FileDone {
+  std::uint32_t id = 0;
+  std::uint64_t size = 0;
+  bool has_md5 = false;
+  Md5Value source_md5{};
+  Md5Value sink_md5{};
+  std::string final_path;
+};
+/// server -> agent: this side finished its part.
+struct Done {
+  std::uint64_t bytes = 0;
+  std::uint64_t files = 0;
+  std::uint16_t streams = 0;
+};
+struct ErrorMessage {
+  ErrorCode code = ErrorCode::kInternal;
+  std::string message;
+};
+struct Abort {
+  std::string reason;
+};
+struct Bye {};
+struct Warning {
+  std::string message;
+};
+
+using ControlMessage = std::variant<Hello, HelloReply, SourceOpen, FileList, SinkOpen, SinkReady,
+                                    SourceStart, Progress, FileDone, Done, ErrorMessage, Abort,
+                                    Bye, Warning>;
+
+/// Type and payload, without the length prefix (ControlChannel adds it).
+std::vector<std::uint8_t> EncodeMessage(const ControlMessage& message);
+/// Throws BraidError(kProtocol) on anything malformed, truncated, oversized or unknown.
+ControlMessage DecodeMessage(std::span<const std::uint8_t> bytes);
+
+/// Name of a message for diagnostics ("SinkReady").
+const char* MessageName(const ControlMessage& message);
+
+/// True when `path` is relative, has no empty, "." or ".." components and no NUL:
+/// the only kind of name a sink will create under its target.
+bool IsSafeRelativePath(std::string_view path);
+
+}  // namespace braid

@@ -1,0 +1,221 @@
+#include "server/server.h"
+
+#include <sys/utsname.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
+#include "engine/sink_session.h"
+#include "engine/source_list.h"
+#include "engine/source_session.h"
+#include "proto/control_channel.h"
+
+namespace braid {
+namespace {
+
+constexpr std::size_t kEntriesPerMessage = 4096;
+constexpr auto kProgressInterval = std::chrono::milliseconds(200);
+
+std::string NodeName() {
+  utsname u{};
+  return ::uname(&u) == 0 ? std::string(u.nodename) : std::string();
+}
+
+/// The address this host was reached on by ssh: the third field of
+/// SSH_CONNECTION ("client_ip client_port server_ip server_port").
+std::string SshServerAddress() {
+  const char* env = std::getenv("SSH_CONNECTION");
+  if (env == nullptr) return {};
+  std::string s = env;
+  std::size_t pos = 0;
+  for (int field = 0; field < 2; ++field) {
+    pos = s.find(' ', pos);
+    if (pos == std::string::npos) return {};
+    ++pos;
+  }
+  std::size_t end = s.find(' ', pos);
+  return s.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+}
+
+class Server {
+ public:
+  explicit Server(ByteStream& stream) : channel_(stream) {}
+
+  int Run() {
+    if (!Handshake()) return 1;
+    for (;;) {
+      std::optional<ControlMessage> msg;
+      try {
+        msg = channel_.Receive();
+      } catch (const BraidError& e) {
+        StopWork("control channel failed: " + std::string(e.what()));
+        return 1;
+      }
+      if (!msg) {
+        StopWork("the agent went away");
+        return 1;
+      }
+      if (std::holds_alternative<Bye>(*msg)) {
+        JoinWork();
+        return 0;
+      }
+      if (auto* abort = std::get_if<Abort>(&*msg)) {
+        StopWork(abort->reason);
+        return 1;
+      }
+      try {
+        Handle(*msg);
+      } catch (const BraidError& e) {
+        SendError(e);
+      }
+    }
+  }
+
+ private:
+  bool Handshake() {
+    std::optional<ControlMessage> msg;
+    try {
+      msg = channel_.Receive();
+    } catch (const BraidError& e) {
+      return false;
+    }
+    auto* hello = msg ? std::get_if<Hello>(&*msg) : nullptr;
+    if (hello == nullptr) return false;
+    if (hello->version != kProtocolVersion) {
+      SendError(BraidError(ErrorCode::kProtocol,
+                           "protocol version " + std::to_string(hello->version) +
+                               " is not supported (this braid speaks " +
+                               std::to_string(kProtocolVersion) + "); install matching versions"));
+      return false;
+    }
+    label_ = hello->label;
+    channel_.Send(HelloReply{kProtocolVersion, NodeName(), SshServerAddress()});
+    return true;
+  }
+
+  void Handle(const ControlMessage& msg) {
+    if (worker_.joinable()) {
+      throw BraidError(ErrorCode::kProtocol, "protocol error: message during a transfer");
+    }
+    if (auto* open = std::get_if<SourceOpen>(&msg)) return OpenSource(*open);
+    if (auto* list = std::get_if<FileList>(&msg)) return AddEntries(*list);
+    if (auto* start = std::get_if<SourceStart>(&msg)) return StartSource(*start);
+    if (auto* open = std::get_if<SinkOpen>(&msg)) return StartSink(*open);
+    throw BraidError(ErrorCode::kProtocol,
+                     std::string("protocol error: unexpected ") + MessageName(msg) + " message");
+  }
+
+  void OpenSource(const SourceOpen& open) {
+    std::vector<std::string> warnings;
+    source_files_ = BuildSourceList({open.paths, open.recursive, open.device_size, label_}, warnings);
+    for (const auto& w : warnings) channel_.Send(Warning{w});
+    FileList chunk;
+    for (const auto& f : source_files_) {
+      chunk.entries.push_back(f.entry);
+      if (chunk.entries.size() == kEntriesPerMessage) {
+        channel_.Send(chunk);
+        chunk.entries.clear();
+      }
+    }
+    chunk.last = true;
+    channel_.Send(chunk);
+  }
+
+  void AddEntries(const FileList& list) {
+    for (const auto& e : list.entries) {
+      if (e.id != sink_entries_.size()) {
+        throw BraidError(ErrorCode::kProtocol, "protocol error: file list out of order");
+      }
+      sink_entries_.push_back(e);
+    }
+  }
+
+  void StartSource(const SourceStart& start) {
+    source_ = std::make_unique<SourceSession>(std::move(source_files_), start, label_);
+    TransferState& state = source_->state();
+    worker_ = std::thread([this, &state] {
+      RunWork(state, [this] {
+        source_->Run([this](const std::string& w) { channel_.Send(Warning{w}); });
+      });
+    });
+  }
+
+  void StartSink(const SinkOpen& open) {
+    if (open.listen_address.empty() && SshServerAddress().empty()) {
+      // A remote sink with nowhere to listen would be unreachable.
+      throw BraidError(ErrorCode::kDataConnect,
+                       "no address to listen on: SSH_CONNECTION is not set on this host");
+    }
+    SinkOpen resolved = open;
+    if (resolved.listen_address.empty()) resolved.listen_address = SshServerAddress();
+    sink_ = std::make_unique<SinkSession>(std::move(sink_entries_), resolved, label_);
+    TransferState& state = sink_->state();
+    worker_ = std::thread([this, &state] {
+      RunWork(state, [this] {
+        SinkCallbacks cb;
+        cb.ready = [this](const SinkReady& r) { channel_.Send(r); };
+        cb.file_done = [this](const FileDone& d) { channel_.Send(d); };
+        cb.warn = [this](const std::string& w) { channel_.Send(Warning{w}); };
+        sink_->Run(cb);
+      });
+    });
+  }
+
+  /// Runs a session with a progress reporter beside it, then reports the end.
+  template <typename Fn>
+  void RunWork(TransferState& state, Fn fn) {
+    std::atomic<bool> done{false};
+    std::thread reporter([&] {
+      while (!done.load()) {
+        std::this_thread::sleep_for(kProgressInterval);
+        try {
+          channel_.Send(Progress{state.bytes.load(), state.files_done.load(), state.streams.load()});
+        } catch (const BraidError&) {
+          return;
+        }
+      }
+    });
+    try {
+      fn();
+      done = true;
+      reporter.join();
+      channel_.Send(Done{state.bytes.load(), state.files_done.load(), state.streams.load()});
+    } catch (const BraidError& e) {
+      done = true;
+      reporter.join();
+      if (e.code() != ErrorCode::kInterrupted) SendError(e);
+    }
+  }
+
+  void SendError(const BraidError& e) {
+    try {
+      channel_.Send(ErrorMessage{e.code(), e.what()});
+    } catch (const BraidError&) {
+      // The agent is gone; nobody is left to tell.
+    }
+  }
+
+  void StopWork(const std::string& why) {
+    if (source_) source_->Abort(why);
+    if (sink_) sink_->Abort(why);
+    JoinWork();
+  }
+  void JoinWork() {
+    if (worker_.joinable()) worker_.join();
+  }
+
+  ControlChannel channel_;
+  std::string label_;
+  std::vector<SourceFile> source_files_;
+  std::vector<FileEntry> sink_entries_;
+  std::unique_ptr<SourceSession> source_;
+  std::unique_ptr<SinkSession> sink_;
+  std::thread worker_;
+};
+
+}  // namespace
+
+int RunServer(ByteStream& control) { return Server(control).Run(); }
+
+}  // namespace braid

@@ -1,0 +1,82 @@
+#include "transport/data_frame.h"
+
+#include <zlib.h>
+
+#include <limits>
+
+#include "braid/wire.h"
+
+namespace braid {
+
+FrameHeaderBytes EncodeFrameHeader(const FrameHeader& h) {
+  WireWriter w;
+  w.U32(kFrameMagic);
+  w.U8(static_cast<std::uint8_t>(h.type));
+  w.U8(h.flags);
+  w.U16(0);
+  w.U32(h.file_id);
+  w.U32(h.length);
+  w.U64(h.offset);
+  w.U32(h.crc32);
+  w.U32(h.raw_length);
+  FrameHeaderBytes out{};
+  std::copy(w.data().begin(), w.data().end(), out.begin());
+  return out;
+}
+
+FrameHeader DecodeFrameHeader(std::span<const std::uint8_t> bytes, std::uint32_t max_payload) {
+  WireReader r(bytes);
+  if (r.U32() != kFrameMagic) WireReader::Fail("data frame has a bad magic number");
+  FrameHeader h;
+  std::uint8_t type = r.U8();
+  h.flags = r.U8();
+  std::uint16_t reserved = r.U16();
+  h.file_id = r.U32();
+  h.length = r.U32();
+  h.offset = r.U64();
+  h.crc32 = r.U32();
+  h.raw_length = r.U32();
+  r.ExpectEnd();
+  if (reserved != 0 || (h.flags & ~kKnownFlags) != 0) {
+    WireReader::Fail("data frame has unknown flags");
+  }
+  switch (type) {
+    case static_cast<std::uint8_t>(FrameType::kData):
+      h.type = FrameType::kData;
+      if (h.length == 0 || h.length > max_payload || h.raw_length == 0 ||
+          h.raw_length > max_payload) {
+        WireReader::Fail("data frame length out of range");
+      }
+      if ((h.flags & kFlagHasMd5) != 0) WireReader::Fail("data frame flagged with an MD5");
+      if ((h.flags & kFlagCompressed) == 0 && h.raw_length != h.length) {
+        WireReader::Fail("uncompressed data frame with two lengths");
+      }
+      if (h.offset > std::numeric_limits<std::uint64_t>::max() - h.raw_length) {
+        WireReader::Fail("data frame offset overflows");
+      }
+      break;
+    case static_cast<std::uint8_t>(FrameType::kFileEnd):
+      h.type = FrameType::kFileEnd;
+      if ((h.flags & kFlagCompressed) != 0 || h.raw_length != 0 ||
+          h.length != ((h.flags & kFlagHasMd5) != 0 ? 16u : 0u)) {
+        WireReader::Fail("file-end frame malformed");
+      }
+      break;
+    case static_cast<std::uint8_t>(FrameType::kStreamEnd):
+      h.type = FrameType::kStreamEnd;
+      if (h.flags != 0 || h.length != 0 || h.raw_length != 0 || h.offset != 0 ||
+          h.file_id == 0 || h.file_id > kMaxStreamCount) {
+        WireReader::Fail("stream-end frame malformed");
+      }
+      break;
+    default:
+      WireReader::Fail("unknown data frame type " + std::to_string(type));
+  }
+  return h;
+}
+
+std::uint32_t PayloadCrc(std::span<const std::uint8_t> payload) {
+  return static_cast<std::uint32_t>(crc32_z(0, payload.data(), payload.size()));
+}
+
+}  // namespace braid

@@ -1,0 +1,47 @@
+#pragma once
+/// The self-describing frame every data stream carries. A block can travel on
+/// any stream and arrive in any order because its header says where it goes.
+/// Pure codec: docs/protocol.md has the layout.
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+namespace braid {
+
+constexpr std::uint32_t kFrameMagic = 0x42524446;  // "BRDF"
+constexpr std::size_t kFrameHeaderSize = 32;
+constexpr std::uint32_t kMaxStreamCount = 64;
+
+enum class FrameType : std::uint8_t {
+  kData = 1,       ///< payload is file bytes at `offset`
+  kFileEnd = 2,    ///< file `file_id` ends at `offset`; payload is its MD5 if flagged
+  kStreamEnd = 3,  ///< nothing more on this stream; file_id is how many streams the sender has
+};
+
+constexpr std::uint8_t kFlagCompressed = 0x01;
+constexpr std::uint8_t kFlagHasMd5 = 0x02;
+constexpr std::uint8_t kKnownFlags = kFlagCompressed | kFlagHasMd5;
+
+struct FrameHeader {
+  FrameType type = FrameType::kData;
+  std::uint8_t flags = 0;
+  std::uint32_t file_id = 0;
+  std::uint32_t length = 0;      ///< payload bytes that follow on the wire
+  std::uint64_t offset = 0;      ///< data: file offset; file end: final size
+  std::uint32_t crc32 = 0;       ///< zlib crc32 of the payload as sent
+  std::uint32_t raw_length = 0;  ///< data bytes after decompression
+};
+
+using FrameHeaderBytes = std::array<std::uint8_t, kFrameHeaderSize>;
+
+FrameHeaderBytes EncodeFrameHeader(const FrameHeader& h);
+
+/// Decodes and validates a header: magic, type, flags, reserved bits, lengths
+/// against `max_payload`, offset overflow. Throws BraidError(kProtocol).
+FrameHeader DecodeFrameHeader(std::span<const std::uint8_t> bytes, std::uint32_t max_payload);
+
+/// zlib's crc32 over a payload.
+std::uint32_t PayloadCrc(std::span<const std::uint8_t> payload);
+
+}  // namespace braid

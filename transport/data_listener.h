@@ -1,0 +1,49 @@
+#pragma once
+/// Accepts data connections and authenticates each with the session secret
+/// (security/stream_handshake.h). Strangers, slow talkers, wrong secrets and
+/// surplus connections are closed without touching the transfer.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "security/session_secret.h"
+#include "transport/authenticated_stream.h"
+#include "transport/socket_tuning.h"
+
+namespace braid {
+
+class DataListener {
+ public:
+  /// Binds `address` (numeric) on an ephemeral port.
+  /// Throws BraidError(kDataConnect) naming the address when it cannot.
+  DataListener(const std::string& address, const SocketTuning& tuning);
+  ~DataListener();
+  DataListener(const DataListener&) = delete;
+  DataListener& operator=(const DataListener&) = delete;
+
+  std::uint16_t port() const;
+  const std::string& address() const { return address_; }
+
+  /// Accepts until `limit` streams are authenticated, `deadline` passes or
+  /// Stop() is called; `on_stream` gets each stream as it is authenticated.
+  /// The listening socket is closed when this returns.
+  void Run(const Secret& secret, const SessionId& session, std::uint16_t limit,
+           std::chrono::steady_clock::duration deadline,
+           const std::function<void(AuthenticatedStream)>& on_stream);
+  /// Ends Run() early; safe from any thread.
+  void Stop();
+  /// Connections closed because they failed or were surplus.
+  int rejected() const { return rejected_.load(); }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string address_;
+  std::atomic<int> rejected_{0};
+};
+
+}  // namespace braid

@@ -1,0 +1,40 @@
+#pragma once
+/// One authenticated data stream: blocking frame IO on a connected TCP socket.
+/// Bulk data bypasses Asio here on purpose: a thread per stream doing plain
+/// writev/recv is the cheapest path on loopback and needs no executor.
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "braid/unique_fd.h"
+#include "transport/data_frame.h"
+
+namespace braid {
+
+class DataSocket {
+ public:
+  /// Takes the descriptor and puts it in blocking mode (Asio leaves it non-blocking).
+  DataSocket(UniqueFd fd, std::string peer);
+  DataSocket(const DataSocket&) = delete;
+  DataSocket& operator=(const DataSocket&) = delete;
+
+  /// Sends header and payload in one writev loop. Throws BraidError(kPeerLost).
+  void SendFrame(const FrameHeader& header, std::span<const std::uint8_t> payload);
+  /// Reads exactly `n` bytes. Returns false only on a clean end of stream
+  /// before the first byte when `eof_ok`; throws BraidError(kPeerLost) otherwise.
+  bool ReadExact(void* out, std::size_t n, bool eof_ok = false);
+  /// Wakes any thread blocked on this socket; safe from another thread.
+  void Shutdown();
+
+  int fd() const { return fd_.get(); }
+  const std::string& peer() const { return peer_; }
+
+ private:
+  [[noreturn]] void Fail(const std::string& what, int err) const;
+
+  UniqueFd fd_;
+  std::string peer_;
+};
+
+}  // namespace braid
