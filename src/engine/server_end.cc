@@ -34,8 +34,11 @@ ServerEnd::ServerEnd(Side side, const Endpoint& endpoint, const Options& options
   std::optional<ControlMessage> reply;
   try {
     reply = control_->Receive();
-  } catch (const BraidError&) {
-    reply.reset();
+  } catch (const BraidError& e) {
+    if (e.code() != ErrorCode::kProtocol) throw DescribeEnd();
+    throw BraidError(ErrorCode::kProtocol, (label_.empty() ? std::string("local server") : label_) +
+                                               " did not answer like braid --serve (" + e.what() +
+                                               "); check -T");
   }
   if (!reply) throw DescribeEnd();
   if (auto* err = std::get_if<ErrorMessage>(&*reply)) throw BraidError(err->code, err->message);

@@ -1,0 +1,281 @@
+// Every failure a user can meet on the core path: one clear line naming host,
+// path and cause, its documented exit code, and nothing left under the
+// target's name that looks complete.
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "support/process_runner.h"
+#include "support/sshd_fixture.h"
+#include "support/test_files.h"
+
+namespace braid {
+namespace {
+
+using testing::Exists;
+using testing::RunBraid;
+using testing::RunProcess;
+using testing::SshdFixture;
+using testing::WritePatternFile;
+
+class ErrorTest : public ::testing::Test {
+ protected:
+  SshdFixture& sshd = SshdFixture::Get();
+  std::string dir = sshd.scratch_dir();
+  std::string src = [this] {
+    std::string p = dir + "/src.dat";
+    WritePatternFile(p, 4u << 20, 5);
+    return p;
+  }();
+
+  std::string Remote(const std::string& path) const { return sshd.alias() + ":" + path; }
+
+  /// The error line: exactly one "braid: " line on stderr.
+  static void ExpectOneLine(const std::string& err, const std::string& must_contain) {
+    EXPECT_NE(err.find(must_contain), std::string::npos) << err;
+    EXPECT_EQ(err.rfind("braid: ", 0), 0u) << err;
+  }
+  void ExpectNothingLeft(const std::string& target) {
+    EXPECT_FALSE(Exists(target)) << target;
+    EXPECT_FALSE(Exists(target + ".braid-part")) << target;
+  }
+};
+
+bool IsRoot() { return ::geteuid() == 0; }
+
+int ClosedPort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);  // nothing listens there now
+  return ntohs(addr.sin_port);
+}
+
+TEST_F(ErrorTest, UsageErrorsExit2) {
+  auto one = RunBraid({src});
+  EXPECT_EQ(one.exit_code, 2) << one.err;
+  auto streams = RunBraid({"-s", "65", src, dir + "/x"});
+  EXPECT_EQ(streams.exit_code, 2);
+  EXPECT_NE(streams.err.find("65"), std::string::npos) << streams.err;
+  ExpectNothingLeft(dir + "/x");
+}
+
+TEST_F(ErrorTest, ConnectionRefusedExit3NamesHost) {
+  std::string target = dir + "/refused";
+  auto r = RunBraid({"--ssh-port", std::to_string(ClosedPort()), src, "127.0.0.1:" + target});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  ExpectOneLine(r.err, "127.0.0.1");
+  EXPECT_NE(r.err.find("refused"), std::string::npos) << r.err;
+  ExpectNothingLeft(target);
+}
+
+TEST_F(ErrorTest, UnknownHostExit3) {
+  if (!IsRoot()) GTEST_SKIP() << "needs root for a private network namespace";
+  // Inside a fresh network namespace a name lookup cannot leave the machine.
+  auto r = RunProcess({"unshare", "-n", BRAID_BINARY, src, "no-such-host.invalid:/tmp/x"},
+                      {{"HOME", sshd.home()}});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  ExpectOneLine(r.err, "no-such-host.invalid");
+}
+
+TEST_F(ErrorTest, AuthRefusedExit4) {
+  std::string home = sshd.CloneHome();
+  std::filesystem::remove(home + "/.ssh/id_ed25519");
+  std::filesystem::remove(home + "/.ssh/id_ed25519.pub");
+  RunProcess({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", home + "/.ssh/id_ed25519"});
+  // The fixture's config names its own key by full path; this home has only a stranger's.
+  testing::WriteText(home + "/.ssh/config", "Host braidtest\n  HostName 127.0.0.1\n  Port " +
+                                                std::to_string(sshd.port()) + "\n  User " +
+                                                sshd.user() + "\n");
+  std::string target = dir + "/auth";
+  auto r = RunBraid({src, Remote(target)}, {{"HOME", home}});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  ExpectOneLine(r.err, "braidtest");
+  ExpectNothingLeft(target);
+}
+
+TEST_F(ErrorTest, UnknownHostKeyExit5WithFingerprint) {
+  std::string home = sshd.CloneHome();
+  testing::WriteText(home + "/.ssh/known_hosts", "");
+  std::string target = dir + "/hostkey";
+  auto r = RunBraid({src, Remote(target)}, {{"HOME", home}});
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  ExpectOneLine(r.err, "SHA256:");
+  EXPECT_NE(r.err.find("--accept-new-host-key"), std::string::npos) << r.err;
+  ExpectNothingLeft(target);
+  auto again = RunBraid({"--accept-new-host-key", src, Remote(target)}, {{"HOME", home}});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_TRUE(testing::SameContents(src, target));
+}
+
+TEST_F(ErrorTest, ChangedHostKeyExit5) {
+  std::string home = sshd.CloneHome();
+  std::string other = home + "/other_host_key";
+  RunProcess({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", other});
+  std::ifstream pub(other + ".pub");
+  std::string type, key;
+  pub >> type >> key;
+  testing::WriteText(home + "/.ssh/known_hosts",
+                     "[127.0.0.1]:" + std::to_string(sshd.port()) + " " + type + " " + key + "\n");
+  std::string target = dir + "/changed";
+  auto r = RunBraid({"--accept-new-host-key", src, Remote(target)}, {{"HOME", home}});
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  ExpectOneLine(r.err, "SHA256:");
+  ExpectNothingLeft(target);
+}
+
+TEST_F(ErrorTest, RemoteBraidMissingExit6SuggestsT) {
+  std::string target = dir + "/missing";
+  auto r = RunBraid({"-T", "/nonexistent/braid", src, Remote(target)});
+  EXPECT_EQ(r.exit_code, 6) << r.err;
+  EXPECT_NE(r.err.find("-T"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("braidtest"), std::string::npos) << r.err;
+  ExpectNothingLeft(target);
+}
+
+TEST_F(ErrorTest, SourceMissingExit7LocalAndRemote) {
+  std::string target = dir + "/nosrc";
+  auto local = RunBraid({dir + "/does-not-exist", Remote(target)});
+  EXPECT_EQ(local.exit_code, 7) << local.err;
+  ExpectOneLine(local.err, dir + "/does-not-exist: No such file or directory");
+  auto remote = RunBraid({Remote(dir + "/does-not-exist"), target});
+  EXPECT_EQ(remote.exit_code, 7) << remote.err;
+  ExpectOneLine(remote.err, "braidtest:" + dir + "/does-not-exist: No such file or directory");
+  ExpectNothingLeft(target);
+}
+
+TEST_F(ErrorTest, UnreadableSourceExit7) {
+  if (IsRoot()) GTEST_SKIP() << "root reads every file";
+  std::string locked = dir + "/locked";
+  WritePatternFile(locked, 10, 1);
+  ::chmod(locked.c_str(), 0);
+  auto r = RunBraid({locked, dir + "/locked-copy"});
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  ExpectOneLine(r.err, "Permission denied");
+}
+
+TEST_F(ErrorTest, TargetDirectoryMissingExit8) {
+  std::string target = dir + "/no/such/dir/file";
+  auto r = RunBraid({src, Remote(target)});
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  ExpectOneLine(r.err, "braidtest:" + dir + "/no/such/dir: No such file or directory");
+  ExpectNothingLeft(target);
+}
+
+/// A small file system mounted for one test and unmounted after it.
+class ScopedTmpfs {
+ public:
+  ScopedTmpfs(const std::string& path, const std::string& options) : path_(path) {
+    std::filesystem::create_directories(path);
+    ok_ = ::mount("tmpfs", path.c_str(), "tmpfs", 0, options.c_str()) == 0;
+  }
+  ~ScopedTmpfs() {
+    if (ok_) ::umount2(path_.c_str(), MNT_DETACH);
+  }
+  bool ok() const { return ok_; }
+  void MakeReadOnly() {
+    ::mount(nullptr, path_.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr);
+  }
+
+ private:
+  std::string path_;
+  bool ok_ = false;
+};
+
+TEST_F(ErrorTest, TargetNotWritableExit8) {
+  if (!IsRoot()) GTEST_SKIP() << "needs root to mount a read-only file system";
+  ScopedTmpfs fs(dir + "/ro", "size=1m");
+  ASSERT_TRUE(fs.ok());
+  fs.MakeReadOnly();
+  std::string target = dir + "/ro/file";
+  auto r = RunBraid({src, Remote(target)});
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  ExpectOneLine(r.err, "Read-only file system");
+  ExpectNothingLeft(target);
+}
+
+TEST_F(ErrorTest, DiskFullExit9LeavesNothing) {
+  if (!IsRoot()) GTEST_SKIP() << "needs root to mount a small file system";
+  ScopedTmpfs fs(dir + "/small", "size=1m");
+  ASSERT_TRUE(fs.ok());
+  std::string target = dir + "/small/file";
+  auto r = RunBraid({src, Remote(target)});
+  EXPECT_EQ(r.exit_code, 9) << r.err;
+  ExpectOneLine(r.err, "No space left on device");
+  ExpectNothingLeft(target);
+  EXPECT_EQ(testing::ListDir(dir + "/small"), "");
+}
+
+TEST_F(ErrorTest, ProtocolViolationByPeerExit10) {
+  // A "remote braid" that answers with a well-framed message of unknown type.
+  std::string target = dir + "/garbage";
+  auto r = RunBraid({"-T", "printf '\\000\\000\\000\\020garbagegarbage12'; cat >/dev/null #", src,
+                     Remote(target)});
+  EXPECT_EQ(r.exit_code, 10) << r.err;
+  ExpectOneLine(r.err, "protocol error");
+  ExpectNothingLeft(target);
+}
+
+TEST_F(ErrorTest, InterruptedExit130LeavesNothing) {
+  std::string target = dir + "/interrupted";
+  std::string err_path = dir + "/interrupted.err";
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("HOME", sshd.home().c_str(), 1);
+    FILE* err = std::freopen(err_path.c_str(), "w", stderr);
+    (void)err;
+    // Endless enough: 1 TiB from /dev/zero into a file would fill the disk,
+    // so the file target is remote /dev/null's neighbour: a FIFO-free sink.
+    ::execl(BRAID_BINARY, "braid", "--size", "1T", "/dev/zero",
+            (sshd.alias() + ":/dev/null").c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  std::ifstream in(err_path);
+  std::string err((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(err.find("interrupted by SIGINT"), std::string::npos) << err;
+
+  // A file target interrupted mid-copy leaves neither it nor its partial file.
+  std::string big = dir + "/big";
+  WritePatternFile(big, 512u << 20, 9);
+  pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("HOME", sshd.home().c_str(), 1);
+    ::execl(BRAID_BINARY, "braid", "-s", "1", "-B", "64K", big.c_str(),
+            (sshd.alias() + ":" + target).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  ::kill(pid, SIGTERM);
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 0) GTEST_SKIP() << "copy finished before the signal";
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // remote cleanup
+  ExpectNothingLeft(target);
+}
+
+}  // namespace
+}  // namespace braid

@@ -1,0 +1,21 @@
+#pragma once
+/// Files for integration tests: deterministic pseudo-random content, byte
+/// comparison and MD5, without shelling out.
+
+#include <cstdint>
+#include <string>
+
+namespace braid::testing {
+
+/// Writes `size` bytes generated from `seed` (fast, not cryptographic).
+void WritePatternFile(const std::string& path, std::uint64_t size, std::uint64_t seed);
+/// True when both files exist and hold the same bytes; `why` says how they differ.
+bool SameContents(const std::string& a, const std::string& b, std::string* why = nullptr);
+/// Lower-case hex MD5 of a file, as md5sum prints it; "" if unreadable.
+std::string FileMd5(const std::string& path);
+bool Exists(const std::string& path);
+/// Names in `dir` (not recursive), sorted; for checking nothing was left behind.
+std::string ListDir(const std::string& dir);
+void WriteText(const std::string& path, const std::string& text);
+
+}  // namespace braid::testing
