@@ -1,0 +1,25 @@
+#pragma once
+/// The braid command line: bbcp's short flags, scp's operands, and the hidden server mode.
+
+#include <ostream>
+
+#include "braid/options.h"
+
+namespace braid {
+
+struct CommandLine {
+  enum class Mode { kCopy, kServe, kExit } mode = Mode::kCopy;
+  Options options;    ///< for kCopy (kServe also fills the flags, e.g. -v)
+  int serve_fd = -1;  ///< --serve-fd N (hidden): control protocol on fd N instead of stdin/stdout
+  int exit_code = 0;  ///< for kExit (after --help / --version printed to stdout)
+};
+
+/// Parses `braid [options] SRC... DST` or `braid --serve [--serve-fd N] [options]`.
+/// --help and --version print to stdout and return Mode::kExit.
+/// Throws BraidError(kUsage) with a one-line message for any bad input.
+CommandLine ParseCommandLine(int argc, const char* const* argv);
+
+/// As above, printing --help and --version to `out` so tests can read them.
+CommandLine ParseCommandLine(int argc, const char* const* argv, std::ostream& out);
+
+}  // namespace braid

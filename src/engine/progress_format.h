@@ -1,0 +1,77 @@
+#pragma once
+/// Progress text for -P lines and the live terminal bar. Pure: no IO, no clocks; callers
+/// pass in the numbers, so every format is unit-testable.
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+
+namespace braid {
+
+struct ProgressSnapshot {
+  std::uint64_t bytes_done = 0;
+  std::optional<std::uint64_t> bytes_total;  ///< unknown for stdin and devices without --size
+  double elapsed_s = 0;
+  double current_rate_Bps = 0;  ///< bytes per second over the last few seconds
+  double average_rate_Bps = 0;  ///< bytes per second since the start
+};
+
+/// One log line for -P, e.g.
+/// "braid:  42% 1.23 GiB of 2.00 GiB  cur 812.4 MB/s  avg 790.1 MB/s  00:00:02".
+/// With an unknown total: "braid: 1.23 GiB  cur 812.4 MB/s  avg 790.1 MB/s  00:00:02".
+std::string FormatProgressLine(const ProgressSnapshot& snapshot);
+
+/// A bar for a terminal, exactly `terminal_width` characters so that "\r" + bar overwrites
+/// the previous one: "[=====>     ]  42% 1.23 GiB  812 MB/s  ETA 00:03". Narrow terminals
+/// drop the ETA, then the rate, then the byte count, then the bar. An unknown total shows a
+/// bouncing marker driven by elapsed_s and the elapsed time instead of an ETA. Widths <= 0
+/// give ""; widths above 4096 are treated as 4096.
+std::string FormatProgressBar(const ProgressSnapshot& snapshot, int terminal_width);
+
+/// Binary units, two decimals: "512 B", "1.23 GiB", "16.00 EiB".
+std::string FormatBytes(std::uint64_t bytes);
+
+/// Decimal units, as network rates are quoted: "812.4 MB/s", "512 B/s". Negative and
+/// non-finite rates (no time has passed yet) print as "0 B/s", absurd ones as ">999 EB/s".
+std::string FormatRate(double bytes_per_second);
+
+/// "00:03" under an hour, "01:02:03" from an hour on (whole seconds, rounded down);
+/// "--:--" for negative, non-finite or absurd (100000 hours or more) values.
+std::string FormatDuration(double seconds);
+
+/// Measures throughput from (time, total bytes) samples. Pure: the caller supplies the clock,
+/// so tests can use made-up times.
+class RateMeter {
+ public:
+  /// `window_s` is the smoothing window of CurrentRate(); non-positive values mean 2 s.
+  explicit RateMeter(double window_s = 2.0);
+
+  /// Records that `total_bytes` had been moved by `time_s`. The first sample is the start.
+  /// Feed it on every tick, also when nothing moved, so a stall shows as a falling rate.
+  /// Samples earlier than the newest one, with fewer bytes, or non-finite are ignored.
+  void Add(double time_s, std::uint64_t total_bytes);
+
+  /// Bytes per second over roughly the last window; 0 until two samples are apart in time.
+  double CurrentRate() const;
+  /// Bytes per second since the first sample; 0 until time has passed.
+  double AverageRate() const;
+  /// Seconds from the first sample to the newest.
+  double ElapsedSeconds() const;
+  /// Bytes from the first sample to the newest.
+  std::uint64_t BytesSinceStart() const;
+
+ private:
+  struct Sample {
+    double time_s;
+    std::uint64_t bytes;
+  };
+
+  double window_s_;
+  std::optional<Sample> start_;
+  /// Newest last. The front is the newest sample at or before the window's start, so the
+  /// current rate spans the whole window. Samples are coalesced to at most ~33 per window.
+  std::deque<Sample> recent_;
+};
+
+}  // namespace braid

@@ -1,0 +1,332 @@
+#include "cli/command_line.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "braid/error.h"
+
+namespace braid {
+namespace {
+
+/// Runs the parser on `args` (program name added), capturing --help/--version output.
+CommandLine Parse(std::vector<std::string> args, std::string* out = nullptr) {
+  args.insert(args.begin(), "braid");
+  std::vector<const char*> argv;
+  argv.reserve(args.size() + 1);
+  for (const std::string& a : args) {
+    argv.push_back(a.c_str());
+  }
+  argv.push_back(nullptr);
+  std::ostringstream stream;
+  CommandLine result = ParseCommandLine(static_cast<int>(args.size()), argv.data(), stream);
+  if (out != nullptr) {
+    *out = stream.str();
+  }
+  return result;
+}
+
+/// The kUsage message for `args`; fails the test when they parse.
+std::string UsageError(const std::vector<std::string>& args) {
+  try {
+    Parse(args);
+  } catch (const BraidError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUsage);
+    std::string message = e.what();
+    EXPECT_NE(message.find("(see braid --help)"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    return message;
+  }
+  std::string joined;
+  for (const std::string& a : args) {
+    joined += a + " ";
+  }
+  ADD_FAILURE() << "no error for: " << joined;
+  return "";
+}
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+TEST(CommandLineTest, Defaults) {
+  const CommandLine cl = Parse({"a", "b"});
+  EXPECT_EQ(cl.mode, CommandLine::Mode::kCopy);
+  const Options& o = cl.options;
+  ASSERT_EQ(o.sources.size(), 1u);
+  EXPECT_EQ(o.sources[0].path, "a");
+  EXPECT_EQ(o.destination.path, "b");
+  EXPECT_EQ(o.streams, kDefaultStreams);
+  EXPECT_EQ(o.window, 0u);
+  EXPECT_EQ(o.block_size, kDefaultBlockSize);
+  EXPECT_EQ(o.progress_interval, 0);
+  EXPECT_FALSE(o.md5);
+  EXPECT_FALSE(o.force);
+  EXPECT_FALSE(o.recursive);
+  EXPECT_FALSE(o.preserve);
+  EXPECT_EQ(o.remote_command, "braid");
+  EXPECT_TRUE(o.identity_files.empty());
+  EXPECT_EQ(o.ssh_port, 0);
+  EXPECT_EQ(o.verbose, 0);
+  EXPECT_FALSE(o.accept_new_host_key);
+  EXPECT_FALSE(o.size.has_value());
+  EXPECT_EQ(cl.serve_fd, -1);
+}
+
+TEST(CommandLineTest, SourcesAndDestinationAreParsedEndpoints) {
+  const CommandLine cl = Parse({"f1", "alice@h1:/f2", "[::1]:x", "bob@dtn:/data/"});
+  const Options& o = cl.options;
+  ASSERT_EQ(o.sources.size(), 3u);
+  EXPECT_EQ(o.sources[0].path, "f1");
+  EXPECT_FALSE(o.sources[0].is_remote());
+  EXPECT_EQ(o.sources[1].user, "alice");
+  EXPECT_EQ(o.sources[1].host, "h1");
+  EXPECT_EQ(o.sources[2].host, "::1");
+  EXPECT_EQ(o.destination.user, "bob");
+  EXPECT_EQ(o.destination.host, "dtn");
+  EXPECT_EQ(o.destination.path, "/data/");
+}
+
+TEST(CommandLineTest, DashIsAnOperand) {
+  const CommandLine cl = Parse({"-", "out"});
+  EXPECT_TRUE(cl.options.sources[0].is_stdio());
+  EXPECT_TRUE(Parse({"in", "-"}).options.destination.is_stdio());
+}
+
+TEST(CommandLineTest, DoubleDashEndsOptions) {
+  const CommandLine cl = Parse({"-s", "2", "--", "-weird", "--odd"});
+  EXPECT_EQ(cl.options.streams, 2);
+  EXPECT_EQ(cl.options.sources[0].path, "-weird");
+  EXPECT_EQ(cl.options.destination.path, "--odd");
+}
+
+TEST(CommandLineTest, OptionsMayFollowOperands) {
+  const CommandLine cl = Parse({"/dev/zero", "/dev/null", "--size", "10G"});
+  EXPECT_EQ(cl.options.size, std::uint64_t{10} << 30);
+  EXPECT_EQ(cl.options.sources[0].path, "/dev/zero");
+}
+
+TEST(CommandLineTest, Streams) {
+  EXPECT_EQ(Parse({"-s", "8", "a", "b"}).options.streams, 8);
+  EXPECT_EQ(Parse({"--streams", "1", "a", "b"}).options.streams, 1);
+  EXPECT_EQ(Parse({"--streams=64", "a", "b"}).options.streams, 64);
+  EXPECT_EQ(Parse({"-s16", "a", "b"}).options.streams, 16);
+}
+
+TEST(CommandLineTest, StreamsOutOfRange) {
+  EXPECT_TRUE(Contains(UsageError({"-s", "0", "a", "b"}),
+                       "-s/--streams must be a whole number "
+                       "from 1 to 64, got \"0\""));
+  EXPECT_TRUE(Contains(UsageError({"-s", "65", "a", "b"}), "got \"65\""));
+  UsageError({"-s", "-1", "a", "b"});
+  UsageError({"-s", "auto", "a", "b"});
+  UsageError({"-s", "4x", "a", "b"});
+  UsageError({"-s", "", "a", "b"});
+  UsageError({"-s", "99999999999999999999", "a", "b"});
+  UsageError({"-s", " 4", "a", "b"});
+  UsageError({"-s", "+4", "a", "b"});
+}
+
+TEST(CommandLineTest, RepeatedSingleValueOptionTakesTheLast) {
+  EXPECT_EQ(Parse({"-s", "2", "-s", "6", "a", "b"}).options.streams, 6);
+}
+
+TEST(CommandLineTest, Window) {
+  EXPECT_EQ(Parse({"-w", "16M", "a", "b"}).options.window, 16u << 20);
+  EXPECT_EQ(Parse({"--window", "262144", "a", "b"}).options.window, 262144u);
+  EXPECT_EQ(Parse({"-w", "0", "a", "b"}).options.window, 0u);
+  EXPECT_EQ(Parse({"-w", "2147483647", "a", "b"}).options.window, 2147483647u);
+  EXPECT_TRUE(Contains(UsageError({"-w", "2G", "a", "b"}), "at most 2147483647"));
+  EXPECT_TRUE(Contains(UsageError({"-w", "lots", "a", "b"}), "-w/--window: invalid size \"lots\""));
+}
+
+TEST(CommandLineTest, BlockSize) {
+  EXPECT_EQ(Parse({"-B", "4K", "a", "b"}).options.block_size, 4096u);
+  EXPECT_EQ(Parse({"--blocksize", "64M", "a", "b"}).options.block_size, 64u << 20);
+  EXPECT_EQ(Parse({"-B", "2MiB", "a", "b"}).options.block_size, 2u << 20);
+  EXPECT_TRUE(
+      Contains(UsageError({"-B", "1K", "a", "b"}), "-B/--blocksize must be from 4K to 64M"));
+  EXPECT_TRUE(Contains(UsageError({"-B", "4095", "a", "b"}), "got \"4095\""));
+  UsageError({"-B", "65M", "a", "b"});
+  UsageError({"-B", "0", "a", "b"});
+  UsageError({"-B", "16E", "a", "b"});
+  EXPECT_TRUE(Contains(UsageError({"-B", "big", "a", "b"}), "-B/--blocksize: invalid size"));
+}
+
+TEST(CommandLineTest, Progress) {
+  EXPECT_EQ(Parse({"-P", "2", "a", "b"}).options.progress_interval, 2.0);
+  EXPECT_EQ(Parse({"--progress", "0.5", "a", "b"}).options.progress_interval, 0.5);
+  EXPECT_EQ(Parse({"-P", "1e1", "a", "b"}).options.progress_interval, 10.0);
+  for (const char* bad : {"0", "-1", "abc", "nan", "inf", "1s", "", "0.001", "100000"}) {
+    EXPECT_TRUE(Contains(UsageError({"-P", bad, "a", "b"}), "-P/--progress must be")) << bad;
+  }
+}
+
+TEST(CommandLineTest, Md5) {
+  EXPECT_TRUE(Parse({"-e", "a", "b"}).options.md5);
+  EXPECT_TRUE(Parse({"-E", "md5", "a", "b"}).options.md5);
+  EXPECT_TRUE(Parse({"--md5-check", "md5", "a", "b"}).options.md5);
+  EXPECT_TRUE(Parse({"-E", "MD5", "a", "b"}).options.md5);
+  EXPECT_TRUE(Parse({"-e", "-E", "md5", "a", "b"}).options.md5);
+  EXPECT_TRUE(
+      Contains(UsageError({"-E", "sha1", "a", "b"}), "supports only \"md5\", got \"sha1\""));
+  UsageError({"-E", "", "a", "b"});
+  UsageError({"-e", "-E", "crc", "a", "b"});
+}
+
+TEST(CommandLineTest, BooleanFlags) {
+  const Options o = Parse({"-f", "-r", "-p", "--accept-new-host-key", "a", "b"}).options;
+  EXPECT_TRUE(o.force);
+  EXPECT_TRUE(o.recursive);
+  EXPECT_TRUE(o.preserve);
+  EXPECT_TRUE(o.accept_new_host_key);
+  const Options l = Parse({"--force", "--recursive", "--preserve", "a", "b"}).options;
+  EXPECT_TRUE(l.force && l.recursive && l.preserve);
+}
+
+TEST(CommandLineTest, BundledShortFlags) {
+  const Options o = Parse({"-rfpe", "a", "b"}).options;
+  EXPECT_TRUE(o.recursive && o.force && o.preserve && o.md5);
+}
+
+TEST(CommandLineTest, RemoteCommand) {
+  EXPECT_EQ(Parse({"-T", "/opt/braid/bin/braid", "a", "b"}).options.remote_command,
+            "/opt/braid/bin/braid");
+  EXPECT_EQ(Parse({"--remote-cmd", "braid-0.2", "a", "b"}).options.remote_command, "braid-0.2");
+  EXPECT_TRUE(Contains(UsageError({"-T", "", "a", "b"}), "-T/--remote-cmd must not be empty"));
+}
+
+TEST(CommandLineTest, IdentityIsRepeatableAndTakesOneValueEach) {
+  const CommandLine cl = Parse({"-i", "k1", "--identity", "k2", "-i", "k3", "src", "dst"});
+  EXPECT_EQ(cl.options.identity_files, (std::vector<std::string>{"k1", "k2", "k3"}));
+  ASSERT_EQ(cl.options.sources.size(), 1u);
+  EXPECT_EQ(cl.options.sources[0].path, "src");
+  EXPECT_EQ(cl.options.destination.path, "dst");
+  UsageError({"-i", "", "a", "b"});
+}
+
+TEST(CommandLineTest, SshPort) {
+  EXPECT_EQ(Parse({"--ssh-port", "2222", "a", "b"}).options.ssh_port, 2222);
+  EXPECT_EQ(Parse({"--ssh-port", "1", "a", "b"}).options.ssh_port, 1);
+  EXPECT_EQ(Parse({"--ssh-port", "65535", "a", "b"}).options.ssh_port, 65535);
+  EXPECT_TRUE(Contains(UsageError({"--ssh-port", "0", "a", "b"}), "--ssh-port must be"));
+  UsageError({"--ssh-port", "65536", "a", "b"});
+  UsageError({"--ssh-port", "ssh", "a", "b"});
+}
+
+TEST(CommandLineTest, VerboseCounts) {
+  EXPECT_EQ(Parse({"-v", "a", "b"}).options.verbose, 1);
+  EXPECT_EQ(Parse({"-vvv", "a", "b"}).options.verbose, 3);
+  EXPECT_EQ(Parse({"-v", "--verbose", "-vv", "a", "b"}).options.verbose, 4);
+}
+
+TEST(CommandLineTest, Size) {
+  EXPECT_EQ(Parse({"--size", "1048576", "a", "b"}).options.size, 1048576u);
+  EXPECT_EQ(Parse({"--size", "0", "a", "b"}).options.size, 0u);
+  EXPECT_TRUE(Contains(UsageError({"--size", "10Q", "a", "b"}), "--size: invalid size \"10Q\""));
+  UsageError({"--size", "-1", "a", "b"});
+}
+
+TEST(CommandLineTest, MissingOperands) {
+  EXPECT_TRUE(Contains(UsageError({}), "missing SRC and DST"));
+  EXPECT_TRUE(Contains(UsageError({"a"}), "missing DST"));
+  EXPECT_TRUE(Contains(UsageError({"-r", "-s", "4", "a"}), "missing DST"));
+}
+
+TEST(CommandLineTest, BadOperands) {
+  EXPECT_TRUE(Contains(UsageError({"a", "@:x"}), "invalid path \"@:x\""));
+  UsageError({"[::1", "b"});
+  UsageError({"a", ""});
+}
+
+TEST(CommandLineTest, UnknownOptionsAndMissingValues) {
+  EXPECT_TRUE(Contains(UsageError({"--bogus", "a", "b"}), "--bogus"));
+  UsageError({"-x", "a", "b"});
+  EXPECT_TRUE(Contains(UsageError({"a", "b", "-s"}), "streams"));
+  UsageError({"a", "b", "-i"});
+}
+
+TEST(CommandLineTest, ErrorsEscapeControlCharacters) {
+  const std::string message = UsageError({"--bo\x1b[2Jgus", "a", "b"});
+  EXPECT_EQ(message.find('\x1b'), std::string::npos);
+  EXPECT_TRUE(Contains(UsageError({"-s", "\x1b", "a", "b"}), "\\x1b"));
+}
+
+TEST(CommandLineTest, HelpPrintsAndExits) {
+  std::string out;
+  const CommandLine cl = Parse({"--help"}, &out);
+  EXPECT_EQ(cl.mode, CommandLine::Mode::kExit);
+  EXPECT_EQ(cl.exit_code, 0);
+  EXPECT_TRUE(Contains(out, "Usage: braid [OPTIONS] SRC... DST"));
+  EXPECT_TRUE(Contains(out, "user@host:path"));
+  EXPECT_TRUE(Contains(out, "[v6addr]:path"));
+  EXPECT_TRUE(Contains(out, "stdin"));
+  EXPECT_TRUE(Contains(out, "local-to-local"));
+  EXPECT_TRUE(Contains(out, "K, M, G or T"));
+  EXPECT_TRUE(Contains(out, "braid -s 8 -P 2 -e big.dat user@dtn:/data/"));
+  EXPECT_TRUE(Contains(out, "braid /dev/zero /dev/null --size 10G"));
+  for (const char* option :
+       {"--streams", "--window", "--blocksize", "--progress", "--md5-check", "--force",
+        "--recursive", "--preserve", "--remote-cmd", "--identity", "--ssh-port", "--verbose",
+        "--accept-new-host-key", "--size", "--version", "--help"}) {
+    EXPECT_TRUE(Contains(out, option)) << option;
+  }
+  EXPECT_FALSE(Contains(out, "--serve-fd"));  // hidden
+  EXPECT_FALSE(Contains(out, "  --serve "));
+}
+
+TEST(CommandLineTest, ShortHelpWinsOverOperandsAndOtherErrors) {
+  std::string out;
+  EXPECT_EQ(Parse({"a", "b", "-h"}, &out).mode, CommandLine::Mode::kExit);
+  EXPECT_TRUE(Contains(out, "Usage:"));
+  EXPECT_EQ(Parse({"-h", "-s", "0"}).mode, CommandLine::Mode::kExit);
+}
+
+TEST(CommandLineTest, Version) {
+  std::string out;
+  const CommandLine cl = Parse({"--version"}, &out);
+  EXPECT_EQ(cl.mode, CommandLine::Mode::kExit);
+  EXPECT_EQ(cl.exit_code, 0);
+  EXPECT_EQ(out.rfind("braid ", 0), 0u);
+  EXPECT_EQ(out.back(), '\n');
+  EXPECT_GT(out.size(), std::string("braid \n").size());
+}
+
+TEST(CommandLineTest, Serve) {
+  const CommandLine cl = Parse({"--serve"});
+  EXPECT_EQ(cl.mode, CommandLine::Mode::kServe);
+  EXPECT_EQ(cl.serve_fd, -1);
+  const CommandLine fd = Parse({"--serve", "--serve-fd", "5", "-vv"});
+  EXPECT_EQ(fd.mode, CommandLine::Mode::kServe);
+  EXPECT_EQ(fd.serve_fd, 5);
+  EXPECT_EQ(fd.options.verbose, 2);
+}
+
+TEST(CommandLineTest, ServeErrors) {
+  EXPECT_TRUE(Contains(UsageError({"--serve", "a", "b"}), "--serve takes no SRC or DST"));
+  UsageError({"--serve-fd", "3", "a", "b"});  // needs --serve
+  UsageError({"--serve", "--serve-fd", "-1"});
+  UsageError({"--serve", "--serve-fd", "x"});
+  UsageError({"--serve", "--serve-fd", "99999999999"});
+}
+
+TEST(CommandLineTest, NoArgvAtAll) {
+  EXPECT_THROW(ParseCommandLine(0, nullptr), BraidError);
+  const char* argv[] = {"braid", nullptr};
+  EXPECT_THROW(ParseCommandLine(1, argv), BraidError);
+}
+
+TEST(CommandLineTest, BbcpStyleExample) {
+  const Options o = Parse({"-s", "8", "-P", "2", "-e", "big.dat", "user@dtn:/data/"}).options;
+  EXPECT_EQ(o.streams, 8);
+  EXPECT_EQ(o.progress_interval, 2.0);
+  EXPECT_TRUE(o.md5);
+  EXPECT_EQ(o.sources[0].path, "big.dat");
+  EXPECT_EQ(o.destination.user, "user");
+  EXPECT_EQ(o.destination.host, "dtn");
+}
+
+}  // namespace
+}  // namespace braid
