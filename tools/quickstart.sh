@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The README's two commands: `tools/quickstart.sh demo` and `tools/quickstart.sh test`.
+# Each installs what braid needs from Debian's packages, builds, then either
+# runs a real 1 GiB copy (demo) or the whole test suite (test).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+install_packages() {
+  local pkgs=(build-essential cmake pkg-config libssl-dev libssh2-1-dev libboost-dev
+              zlib1g-dev libcli11-dev libgtest-dev openssh-server openssh-client
+              diffutils util-linux procps)
+  local missing=()
+  for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "== installing: ${missing[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+}
+
+build() {  # build DIR [cmake args...]
+  local dir=$1; shift
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs"
+}
+
+demo() {
+  install_packages
+  build build
+  local work
+  work=$(mktemp -d "${TMPDIR:-/tmp}/braid-demo.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+  echo "== making a 1 GiB file of random data"
+  head -c 1G /dev/urandom > "$work/dataset.bin"
+  echo "== braid -s 4 -P 1 -e $work/dataset.bin $work/copy.bin"
+  ./build/src/braid -s 4 -P 1 -e "$work/dataset.bin" "$work/copy.bin"
+  echo "== md5sum of source and copy"
+  md5sum "$work/dataset.bin" "$work/copy.bin"
+  local a b
+  a=$(md5sum < "$work/dataset.bin" | cut -d' ' -f1)
+  b=$(md5sum < "$work/copy.bin" | cut -d' ' -f1)
+  if [ "$a" = "$b" ]; then echo "== MD5 match: $a"; else echo "== MD5 MISMATCH"; exit 1; fi
+}
+
+run_tests() {  # DIR
+  (cd "$1" && ctest --output-on-failure -j "$jobs" --timeout 900)
+}
+
+test_all() {
+  install_packages
+  echo "== build and test (RelWithDebInfo)"
+  build build
+  run_tests build
+  echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
+  build build-asan -DBRAID_SANITIZE=ON
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 run_tests build-asan
+}
+
+case "${1:-}" in
+  demo) demo ;;
+  test) test_all ;;
+  *) echo "usage: $0 demo|test" >&2; exit 2 ;;
+esac
