@@ -38,7 +38,7 @@ constexpr int ExitCodeFor(ErrorCode code) {
     case ErrorCode::kUsage: return 2;
     case ErrorCode::kHostUnreachable: return 3;
     case ErrorCode::kAuthRefused: return 4;
-    case ErrorCode::kHostKeyUnknown: return 5;
+    case ErrorCode::kHostKeyUnknown:
     case ErrorCode::kHostKeyChanged: return 5;
     case ErrorCode::kRemoteMissing: return 6;
     case ErrorCode::kSourceUnreadable: return 7;

@@ -1,0 +1,770 @@
+#!/usr/bin/env bash
+# braid benchmark against its peers, on loopback, in one run.
+#
+#   tools/bench/bench.sh [--braid PATH] [--size SIZE] [--runs N] [--target DIR]
+#                        [--out FILE.md] [--csv FILE] [--quick] [--keep]
+#
+# Cases
+#   file  a SIZE file of random bytes, page-cached, copied to a file in the target dir
+#         (a tmpfs by default, so the copier and not the disk is measured)
+#   zero  SIZE bytes from /dev/zero to /dev/null
+#   mem   iperf3 -P 8 memory to memory: the ceiling of TCP on loopback here
+#   md5   openssl speed -evp md5: one core's MD5 rate, the ceiling for braid -e
+#
+# Tools: braid (local-to-local, and pushed over ssh at -s 1/4/64 and with -e), scp (default
+# SFTP protocol, and -O), rsync --whole-file over ssh, a pipe through ssh, globus-url-copy -p 4
+# against a GridFTP server, iperf3 -P 8. Everything talks to 127.0.0.1 only, through servers this script starts itself
+# (a private sshd, GridFTP, iperf3) and stops by PID on exit.
+#
+# Per row: MB/s (10^6 bytes/s, wall clock of the client, median of N runs; tools alternate
+# within a round and the order rotates between rounds), CPU seconds (user+sys of both ends:
+# the client and its children from GNU time, plus the server side), peak RSS (the largest
+# single process at either end) and braid's ratio to the row. Every copy is verified
+# (cmp for files, byte counts for pipes and /dev/null where the tool reports them).
+# A braid row that cannot run (binary missing, copy fails) is skipped with a note; the peers
+# still run.
+#
+# Needs: root (private sshd, /run/sshd), openssh-server, rsync, iperf3,
+# globus-gridftp-server-progs, globus-gass-copy-progs, GNU time, openssl, iproute2 (ss).
+
+# shellcheck disable=SC2317  # functions are called through traps and "job_$id"
+set -u -o pipefail
+export LC_ALL=C
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
+
+BRAID="$REPO_ROOT/build/src/braid"
+SIZE_ARG=""
+RUNS_ARG=""
+TARGET_ARG=""
+OUT=""
+CSV=""
+QUICK=0
+KEEP=0
+
+usage() {
+  cat <<EOF
+usage: $0 [options]
+  --braid PATH    braid binary (default: build/src/braid in the repo: $BRAID)
+  --size SIZE     bytes per copy, suffixes K M G (IEC) allowed (default 2G)
+  --runs N        runs per tool, median reported (default 3)
+  --target DIR    directory the copies are written to (default: a tmpfs; /dev/shm when
+                  it has room, else a tmpfs this script mounts)
+  --out FILE      also write the results as a Markdown section (for docs/benchmarks.md)
+  --csv FILE      also write every single run as CSV
+  --quick         smoke test: 256M, 1 run (explicit --size/--runs still win)
+  --keep          keep the work directory (logs, configs) for inspection
+  -h, --help      this text
+EOF
+}
+
+while (($#)); do
+  case "$1" in
+    --braid) BRAID=${2:?--braid needs a path}; shift 2 ;;
+    --braid=*) BRAID=${1#*=}; shift ;;
+    --size) SIZE_ARG=${2:?--size needs a value}; shift 2 ;;
+    --size=*) SIZE_ARG=${1#*=}; shift ;;
+    --runs) RUNS_ARG=${2:?--runs needs a value}; shift 2 ;;
+    --runs=*) RUNS_ARG=${1#*=}; shift ;;
+    --target) TARGET_ARG=${2:?--target needs a directory}; shift 2 ;;
+    --target=*) TARGET_ARG=${1#*=}; shift ;;
+    --out) OUT=${2:?--out needs a file}; shift 2 ;;
+    --out=*) OUT=${1#*=}; shift ;;
+    --csv) CSV=${2:?--csv needs a file}; shift 2 ;;
+    --csv=*) CSV=${1#*=}; shift ;;
+    --quick) QUICK=1; shift ;;
+    --keep) KEEP=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "bench.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+if ((QUICK)); then SIZE_DEFAULT=256M; RUNS_DEFAULT=1; else SIZE_DEFAULT=2G; RUNS_DEFAULT=3; fi
+SIZE_STR=${SIZE_ARG:-$SIZE_DEFAULT}
+RUNS=${RUNS_ARG:-$RUNS_DEFAULT}
+if ! SIZE=$(numfmt --from=iec "$SIZE_STR" 2>/dev/null) || ((SIZE < 1048576)); then
+  echo "bench.sh: --size '$SIZE_STR' is not a size of at least 1M" >&2; exit 2
+fi
+if ! [[ $RUNS =~ ^[0-9]+$ ]] || ((RUNS < 1 || RUNS > 50)); then
+  echo "bench.sh: --runs must be 1..50" >&2; exit 2
+fi
+[[ $BRAID == /* ]] || BRAID="$PWD/$BRAID"
+[[ -z $OUT || $OUT == /* ]] || OUT="$PWD/$OUT"
+[[ -z $CSV || $CSV == /* ]] || CSV="$PWD/$CSV"
+
+log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+((EUID == 0)) || die "run as root (the private sshd and /run/sshd need it)"
+for t in /usr/sbin/sshd ssh scp rsync iperf3 globus-gridftp-server globus-url-copy openssl \
+         ss pgrep numfmt timeout awk cmp ssh-keygen /usr/bin/time; do
+  command -v "$t" >/dev/null 2>&1 || die "missing $t (see the header of $0)"
+done
+SFTP_SERVER=/usr/lib/openssh/sftp-server
+[[ -x $SFTP_SERVER ]] || die "missing $SFTP_SERVER (openssh-server)"
+
+# ---------------------------------------------------------------------------------------
+# Cleanup: everything started here is recorded and stopped by PID.
+WORK=""
+TARGET=""
+TARGET_MADE=0     # 1: we created $TARGET (rm it), 2: we mounted a tmpfs on it (umount)
+SSHD_PID=""
+SERVER_PID=""     # the per-run server (iperf3 or GridFTP, under GNU time) while one runs
+CLIENT_PID=""     # the timed client (under timeout, which signals its own process group)
+ORIG_HOME=$HOME
+
+kill_pid() {  # kill_pid PID: TERM, then KILL after 3 s; only this PID
+  local pid=$1 i
+  [[ -n $pid ]] || return 0
+  kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null
+  for ((i = 0; i < 30; i++)); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null
+}
+kill_tree() {  # kill_tree PID: its descendants (found by parent PID), then PID itself
+  local pid=$1 c
+  [[ -n $pid ]] || return 0
+  kill -0 "$pid" 2>/dev/null || return 0
+  kill -STOP "$pid" 2>/dev/null   # no new children while we look
+  for c in $(pgrep -P "$pid"); do kill_tree "$c"; done
+  kill -CONT "$pid" 2>/dev/null
+  kill_pid "$pid"
+}
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  kill_pid "$CLIENT_PID"   # timeout passes the TERM on to the copy's process group
+  kill_tree "$SERVER_PID"
+  kill_tree "$SSHD_PID"
+  if ((TARGET_MADE == 2)); then
+    umount "$TARGET" 2>/dev/null || log "warning: could not unmount $TARGET"
+    rmdir "$TARGET" 2>/dev/null
+  elif ((TARGET_MADE == 1)); then
+    rm -rf -- "$TARGET"
+  elif [[ -n $TARGET && -d $TARGET/braid-bench-run ]]; then
+    rm -rf -- "$TARGET/braid-bench-run"
+  fi
+  if [[ -n $WORK && -d $WORK ]]; then
+    if ((KEEP)); then log "work directory kept: $WORK"; else rm -rf -- "$WORK"; fi
+  fi
+  export HOME=$ORIG_HOME
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'log "interrupted"; exit 130' INT TERM
+
+WORK=$(mktemp -d /var/tmp/braid-bench.XXXXXX) || die "mktemp failed"
+mkdir -p "$WORK/home/.ssh" "$WORK/rbin" "$WORK/logs" "$WORK/t"
+chmod 700 "$WORK/home/.ssh"
+
+# ---------------------------------------------------------------------------------------
+# Small helpers.
+
+median() {  # median of the arguments (numbers)
+  (($#)) || { echo ""; return; }
+  printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{ if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2 }'
+}
+maxof() { printf '%s\n' "$@" | sort -g | tail -1; }
+
+# Sum of utime+stime+cutime+cstime of a process, in clock ticks. cutime/cstime include every
+# waited-for descendant, which is how the server side of sshd and GridFTP is accounted.
+CLK_TCK=$(getconf CLK_TCK)
+proc_ticks() {
+  local s
+  s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+  s=${s##*) }
+  awk '{printf "%.0f\n", $12+$13+$14+$15}' <<<"$s"
+}
+
+# Busy CPU ticks of the whole machine (all CPUs), to see how much others used meanwhile.
+sys_busy_ticks() { awk '$1 == "cpu" {printf "%.0f\n", $2 + $3 + $4; exit}' /proc/stat; }
+
+port_listening() { [[ -n $(ss -Htln "sport = :$1" 2>/dev/null) ]]; }
+free_port() {
+  local i p
+  for ((i = 0; i < 100; i++)); do
+    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    port_listening "$p" || { echo "$p"; return 0; }
+  done
+  return 1
+}
+wait_listen() {  # wait_listen PORT PID: up to 10 s
+  local i
+  for ((i = 0; i < 100; i++)); do
+    port_listening "$1" && return 0
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+wait_exit() {  # wait_exit PID SECONDS: wait for a background child to end
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  return 1
+}
+# GNU time line "%e %U %S %M" -> sets T_WALL T_CPU T_RSS (KiB); ignores other lines.
+read_time() {
+  T_WALL=""; T_CPU=""; T_RSS=""
+  local line
+  line=$(grep -E '^[0-9.]+ [0-9.]+ [0-9.]+ [0-9]+$' "$1" 2>/dev/null | tail -1)
+  [[ -n $line ]] || return 1
+  # shellcheck disable=SC2034  # T_WALL: read for completeness
+  read -r T_WALL T_CPU T_RSS <<<"$(awk '{print $1, $2+$3, $4}' <<<"$line")"
+}
+TIMEFMT='%e %U %S %M'
+
+# ---------------------------------------------------------------------------------------
+# Target directory: tmpfs by default.
+need_kib=$(( (SIZE + SIZE / 20) / 1024 + 65536 ))   # one destination + 5% + 64 MiB
+if [[ -n $TARGET_ARG ]]; then
+  mkdir -p -- "$TARGET_ARG" || die "cannot create --target $TARGET_ARG"
+  TARGET=$(cd "$TARGET_ARG" && pwd)
+  TARGET_MADE=0
+  TARGET_KIND="$(df --output=fstype "$TARGET" 2>/dev/null | tail -1 || echo '?') (--target)"
+else
+  shm_free=$(df -k --output=avail /dev/shm 2>/dev/null | tail -1 | tr -d ' ')
+  if [[ -n $shm_free ]] && ((shm_free > need_kib)); then
+    TARGET=$(mktemp -d /dev/shm/braid-bench.XXXXXX) || die "mktemp in /dev/shm failed"
+    TARGET_MADE=1
+    TARGET_KIND="tmpfs (/dev/shm)"
+  else
+    TARGET="$WORK/tmpfs"
+    mkdir -p "$TARGET"
+    if mount -t tmpfs -o "size=$((need_kib))k,mode=0755" braid-bench "$TARGET"; then
+      TARGET_MADE=2
+      TARGET_KIND="tmpfs (own, $((need_kib / 1024)) MiB)"
+    else
+      log "warning: no room in /dev/shm and cannot mount a tmpfs: writing to $TARGET (disk)"
+      TARGET_KIND="disk (fallback)"
+    fi
+  fi
+fi
+target_free=$(df -k --output=avail "$TARGET" | tail -1 | tr -d ' ')
+((target_free > need_kib)) || die "target $TARGET has ${target_free} KiB free, needs ${need_kib}"
+mem_avail=$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)
+if ((mem_avail < 2 * SIZE / 1024 + 262144)); then
+  log "warning: ${mem_avail} KiB available memory: the source may not stay in the page cache"
+fi
+RUNDIR="$TARGET/braid-bench-run"   # emptied after every copy
+
+# ---------------------------------------------------------------------------------------
+# Private sshd on 127.0.0.1 with generated keys, and a HOME whose ~/.ssh braid reads.
+BHOME="$WORK/home"
+SSHCFG="$BHOME/.ssh/config"
+REMOTE_TIME="$WORK/remote.time"
+ME=$(id -un)
+
+mkdir -p /run/sshd   # privilege separation directory; left in place for other sshds
+ssh-keygen -q -t ed25519 -N '' -C braid-bench-host -f "$WORK/ssh_host_ed25519_key" || die "ssh-keygen"
+ssh-keygen -q -t ed25519 -N '' -C braid-bench-user -f "$BHOME/.ssh/id_ed25519" || die "ssh-keygen"
+SSH_PORT=$(free_port) || die "no free port"
+
+# The remote side finds these first on PATH (environment= in authorized_keys): the built
+# braid, and rsync/sftp-server, each under GNU time so their peak RSS is recorded.
+for pair in "braid:$BRAID" "rsync:$(command -v rsync)" "scp:$(command -v scp)" \
+            "sftp-server:$SFTP_SERVER"; do
+  name=${pair%%:*}; real=${pair#*:}
+  cat >"$WORK/rbin/$name" <<EOF
+#!/bin/sh
+exec /usr/bin/time -a -o '$REMOTE_TIME' -f '$TIMEFMT' '$real' "\$@"
+EOF
+  chmod 755 "$WORK/rbin/$name"
+done
+
+cat >"$WORK/sshd_config" <<EOF
+Port $SSH_PORT
+ListenAddress 127.0.0.1
+HostKey $WORK/ssh_host_ed25519_key
+PidFile $WORK/sshd.pid
+UsePAM no
+StrictModes no
+PermitRootLogin yes
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+AuthorizedKeysFile $WORK/authorized_keys
+PermitUserEnvironment PATH
+UseDNS no
+LogLevel ERROR
+MaxStartups 200:30:400
+MaxSessions 100
+X11Forwarding no
+AllowTcpForwarding no
+Subsystem sftp $WORK/rbin/sftp-server
+EOF
+REMOTE_PATH="$WORK/rbin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+printf 'environment="PATH=%s" %s\n' "$REMOTE_PATH" "$(cat "$BHOME/.ssh/id_ed25519.pub")" \
+  >"$WORK/authorized_keys"
+hostkey=$(awk '{print $1, $2}' "$WORK/ssh_host_ed25519_key.pub")
+{
+  echo "[127.0.0.1]:$SSH_PORT $hostkey"
+  echo "[braidbench]:$SSH_PORT $hostkey"
+} >"$BHOME/.ssh/known_hosts"
+cat >"$SSHCFG" <<EOF
+Host braidbench
+  HostName 127.0.0.1
+  Port $SSH_PORT
+  User $ME
+  IdentityFile $BHOME/.ssh/id_ed25519
+  IdentitiesOnly yes
+  UserKnownHostsFile $BHOME/.ssh/known_hosts
+  GlobalKnownHostsFile /dev/null
+  StrictHostKeyChecking yes
+  BatchMode yes
+  ControlMaster no
+  LogLevel ERROR
+EOF
+chmod 600 "$SSHCFG" "$BHOME/.ssh/id_ed25519"
+
+/usr/sbin/sshd -D -f "$WORK/sshd_config" -E "$WORK/logs/sshd.log" &
+SSHD_PID=$!
+wait_listen "$SSH_PORT" "$SSHD_PID" || die "sshd did not start: $(tail -3 "$WORK/logs/sshd.log" 2>/dev/null)"
+export HOME=$BHOME   # braid reads ~/.ssh from $HOME; ssh/scp/rsync get -F
+SSH=(ssh -F "$SSHCFG")
+out=$("${SSH[@]}" braidbench 'command -v rsync' 2>&1) || die "ssh to the private sshd fails: $out"
+[[ $out == "$WORK/rbin/rsync" ]] || die "remote PATH not taken from authorized_keys (got '$out')"
+log "sshd pid $SSHD_PID on 127.0.0.1:$SSH_PORT; target $TARGET ($TARGET_KIND)"
+
+# ---------------------------------------------------------------------------------------
+# Source file: random bytes (nothing compresses or is sparse), synced, then read into cache.
+SRC="$WORK/src.bin"
+log "creating a $SIZE_STR source file ($SIZE bytes)"
+head -c "$SIZE" /dev/urandom >"$SRC" || die "cannot create $SRC"
+sync "$SRC" 2>/dev/null || sync
+cat "$SRC" >/dev/null
+
+# ---------------------------------------------------------------------------------------
+# One measured run.
+#   measure KIND -- command...      KIND: none | ssh | server
+# Sets M_OK M_WALL M_CPU M_RSS M_ERR. The command's stdout/stderr go to $WORK/t/out,err.
+# For ssh, the server side is sshd's accounting delta (its cutime includes the session
+# and the remote tool once reaped) and the remote tool's RSS from the wrapper's GNU time.
+# For server, a per-run server was started with start_server; its GNU time is added.
+TIMEOUT=$((60 + SIZE / 20000000))
+M_OK=0; M_WALL=0; M_CPU=0; M_RSS=0; M_ERR=""; M_SPLIT=""; M_OTHER=0
+OTHERS=""   # M_OTHER of every measured copy
+
+start_server() {  # start_server PORT command...: one-connection server under GNU time
+  local port=$1; shift
+  rm -f "$WORK/t/srv.time"
+  /usr/bin/time -o "$WORK/t/srv.time" -f "$TIMEFMT" "$@" >"$WORK/t/srv.out" 2>&1 &
+  SERVER_PID=$!
+  if ! wait_listen "$port" "$SERVER_PID"; then
+    kill_tree "$SERVER_PID"; SERVER_PID=""
+    return 1
+  fi
+}
+
+measure() {
+  local kind=$1; shift; [[ $1 == -- ]] && shift
+  local t0 t1 rc before=0 after=0 i srv_cpu=0 srv_rss=0 busy0 busy1
+  rm -f "$WORK/t/client.time"
+  if [[ $kind == ssh ]]; then
+    : >"$REMOTE_TIME"
+    before=$(proc_ticks "$SSHD_PID")
+  fi
+  busy0=$(sys_busy_ticks)
+  t0=$(date +%s%N)
+  timeout -k 5 "$TIMEOUT" /usr/bin/time -o "$WORK/t/client.time" -f "$TIMEFMT" "$@" \
+    >"$WORK/t/out" 2>"$WORK/t/err" </dev/null &
+  CLIENT_PID=$!
+  wait "$CLIENT_PID"
+  rc=$?
+  CLIENT_PID=""
+  t1=$(date +%s%N)
+  busy1=$(sys_busy_ticks)
+  M_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", (b-a)/1e9}')
+  read_time "$WORK/t/client.time" || { T_CPU=0; T_RSS=0; }
+  M_CPU=$T_CPU; M_RSS=$T_RSS
+  case $kind in
+    ssh)
+      # Wait (bounded) until sshd has reaped the session, so its cutime is complete.
+      for ((i = 0; i < 100; i++)); do
+        [[ -z $(pgrep -P "$SSHD_PID") ]] && break
+        sleep 0.1
+      done
+      after=$(proc_ticks "$SSHD_PID")
+      srv_cpu=$(awk -v a="$before" -v b="$after" -v h="$CLK_TCK" 'BEGIN{printf "%.2f", (b-a)/h}')
+      srv_rss=$(awk '$4 ~ /^[0-9]+$/ {if ($4 > m) m = $4} END{print m + 0}' "$REMOTE_TIME")
+      ;;
+    server)
+      if [[ -n $SERVER_PID ]]; then
+        wait_exit "$SERVER_PID" 10 || kill_tree "$SERVER_PID"
+        wait "$SERVER_PID" 2>/dev/null
+        SERVER_PID=""
+        if read_time "$WORK/t/srv.time"; then srv_cpu=$T_CPU; srv_rss=$T_RSS; fi
+      fi
+      ;;
+  esac
+  M_SPLIT="client ${M_CPU}s ${M_RSS}KiB, server ${srv_cpu}s ${srv_rss}KiB"
+  M_CPU=$(awk -v a="$M_CPU" -v b="$srv_cpu" 'BEGIN{printf "%.2f", a+b}')
+  # Share of the machine's CPU time over the run used by anything but this copy.
+  M_OTHER=$(awk -v b0="$busy0" -v b1="$busy1" -v h="$CLK_TCK" -v c="$M_CPU" -v w="$M_WALL" \
+    -v n="$(nproc)" 'BEGIN{o = (b1 - b0) / h - c; if (o < 0) o = 0; printf "%.0f", (w > 0) ? 100 * o / (w * n) : 0}')
+  ((srv_rss > M_RSS)) && M_RSS=$srv_rss
+  M_ERR=""
+  if ((rc == 124 || rc == 137)); then
+    M_ERR="timed out after ${TIMEOUT}s"
+  elif ((rc != 0)); then
+    M_ERR="exit $rc: $(grep -v '^Command exited' "$WORK/t/err" | tail -2 | tr '\n' ' ' | cut -c1-200)"
+  fi
+  [[ -z $M_ERR ]] && M_OK=1 || M_OK=0
+}
+
+verify_file() {  # verify_file DST: identical to SRC, and nothing else left in RUNDIR
+  local dst=$1 extra
+  [[ -f $dst ]] || { M_ERR="no destination file"; M_OK=0; return; }
+  cmp -s "$SRC" "$dst" || { M_ERR="destination differs from source (cmp)"; M_OK=0; return; }
+  extra=$(find "$RUNDIR" -mindepth 1 ! -path "$dst" 2>/dev/null | head -3 | tr '\n' ' ')
+  [[ -z $extra ]] || log "  note: left beside the target: $extra"
+}
+
+fresh_rundir() { rm -rf -- "$RUNDIR"; mkdir -p "$RUNDIR"; }
+
+# ---------------------------------------------------------------------------------------
+# The jobs. Each job_<id> runs one copy and sets M_*; ROWS (below) describes them.
+BRAID_LOCAL_OK=0
+BRAID_VARIANT_DST="braidbench:"   # variants push over ssh unless only local works
+
+run_braid_file() {  # run_braid_file DESTPREFIX braid-args...
+  local prefix=$1; shift
+  fresh_rundir
+  local kind=none; [[ -n $prefix ]] && kind=ssh
+  measure "$kind" -- "$BRAID" "$@" "$SRC" "${prefix}$RUNDIR/dst"
+  ((M_OK)) && verify_file "$RUNDIR/dst"
+}
+job_braid_ssh_file()   { run_braid_file "braidbench:"; }
+job_braid_local_file() { run_braid_file ""; }
+job_braid_s1_file()    { run_braid_file "$BRAID_VARIANT_DST" -s 1; }
+job_braid_s64_file()   { run_braid_file "$BRAID_VARIANT_DST" -s 64; }
+job_braid_e_file()     { run_braid_file "$BRAID_VARIANT_DST" -e; }
+job_braid_ssh_zero()   { measure ssh -- "$BRAID" --size "$SIZE" /dev/zero braidbench:/dev/null; }
+job_braid_local_zero() { measure none -- "$BRAID" --size "$SIZE" /dev/zero /dev/null; }
+
+job_scp_file() {
+  fresh_rundir
+  measure ssh -- scp -q -F "$SSHCFG" "$SRC" "braidbench:$RUNDIR/dst"
+  ((M_OK)) && verify_file "$RUNDIR/dst"
+}
+job_scpO_file() {
+  fresh_rundir
+  measure ssh -- scp -O -q -F "$SSHCFG" "$SRC" "braidbench:$RUNDIR/dst"
+  ((M_OK)) && verify_file "$RUNDIR/dst"
+}
+job_rsync_file() {
+  fresh_rundir
+  measure ssh -- rsync --whole-file -e "ssh -F $SSHCFG" "$SRC" "braidbench:$RUNDIR/dst"
+  ((M_OK)) && verify_file "$RUNDIR/dst"
+}
+job_sshpipe_zero() {
+  measure ssh -- sh -c "head -c $SIZE /dev/zero | ssh -F '$SSHCFG' braidbench 'wc -c'"
+  if ((M_OK)); then
+    local n; n=$(tr -d ' \n' <"$WORK/t/out")
+    [[ $n == "$SIZE" ]] || { M_OK=0; M_ERR="remote counted '$n' bytes, not $SIZE"; }
+  fi
+}
+
+GRIDFTP_PORT=""
+gridftp_start() {
+  GRIDFTP_PORT=$(free_port) || return 1
+  start_server "$GRIDFTP_PORT" globus-gridftp-server -p "$GRIDFTP_PORT" -hostname 127.0.0.1 \
+    -aa -anonymous-user "$ME" -allow-root -single -d ERROR -l "$WORK/logs/gridftp.log"
+}
+job_gridftp_file() {
+  fresh_rundir
+  gridftp_start || { M_OK=0; M_ERR="GridFTP server did not start"; return; }
+  measure server -- globus-url-copy -p 4 "file://$SRC" "ftp://127.0.0.1:$GRIDFTP_PORT$RUNDIR/dst"
+  ((M_OK)) && verify_file "$RUNDIR/dst"
+}
+job_gridftp_zero() {  # /dev/null cannot be checked: exit status, after gridftp_zero_check
+  gridftp_start || { M_OK=0; M_ERR="GridFTP server did not start"; return; }
+  measure server -- globus-url-copy -p 4 -len "$SIZE" file:///dev/zero \
+    "ftp://127.0.0.1:$GRIDFTP_PORT/dev/null"
+}
+gridftp_zero_check() {  # untimed: does -len from /dev/zero really move the bytes?
+  local n=$((SIZE < (64 << 20) ? SIZE : (64 << 20)))
+  fresh_rundir
+  gridftp_start || return 1
+  timeout -k 5 60 globus-url-copy -p 4 -len "$n" file:///dev/zero \
+    "ftp://127.0.0.1:$GRIDFTP_PORT$RUNDIR/zero" >/dev/null 2>&1 </dev/null
+  wait_exit "$SERVER_PID" 10 || kill_tree "$SERVER_PID"
+  wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""
+  [[ $(stat -c %s "$RUNDIR/zero" 2>/dev/null) == "$n" ]] && cmp -s -n "$n" /dev/zero "$RUNDIR/zero"
+}
+
+# iperf3's own receiver rate is the figure (it leaves out process and control setup).
+IPERF_RATE=""
+job_iperf3_mem() {
+  local port
+  IPERF_RATE=""
+  port=$(free_port) || { M_OK=0; M_ERR="no free port"; return; }
+  start_server "$port" iperf3 -s -1 -B 127.0.0.1 -p "$port" ||
+    { M_OK=0; M_ERR="iperf3 server did not start"; return; }
+  measure server -- iperf3 -c 127.0.0.1 -p "$port" -P 8 -n "$SIZE" -J
+  if ((M_OK)); then
+    local got
+    # sum_sent.bytes must reach SIZE; the rate is sum_received.bits_per_second.
+    read -r got IPERF_RATE < <(awk '
+      /"sum_sent"[ \t]*:/ {sec = "s"} /"sum_received"[ \t]*:/ {sec = "r"}
+      /"bytes"/ {gsub(/[",]/, ""); if (sec == "s") b = $2}
+      /"bits_per_second"/ {gsub(/[",]/, ""); if (sec == "r") r = $2; sec = ""}
+      END {printf "%.0f %.1f\n", b, r / 8e6}' "$WORK/t/out")
+    ((got >= SIZE)) || { M_OK=0; M_ERR="iperf3 sent $got bytes, not $SIZE"; }
+  fi
+}
+
+MD5_RATE=""
+job_md5_ceiling() {
+  measure none -- openssl speed -seconds 2 -evp md5 -bytes 1048576
+  if ((M_OK)); then
+    # last line: "md5   758364.06k" in 1000s of bytes per second
+    MD5_RATE=$(awk '$1 == "md5" && $2 ~ /k$/ {v = $2} END{sub(/k$/, "", v); if (v != "") printf "%.1f", v / 1000}' "$WORK/t/out")
+    [[ -n $MD5_RATE ]] || { M_OK=0; M_ERR="cannot parse openssl speed output"; }
+  fi
+}
+
+# Row table: id | tool label | case | braid row it is compared with ("" for braid rows)
+ROWS=(
+  "braid_ssh_file|braid -s 4 (ssh push)|file|"
+  "braid_local_file|braid -s 4 (local)|file|"
+  "braid_s1_file|braid -s 1|file|"
+  "braid_s64_file|braid -s 64|file|"
+  "braid_e_file|braid -s 4 -e (MD5)|file|"
+  "scp_file|scp (SFTP protocol, the default)|file|braid_ssh_file"
+  "scpO_file|scp -O (legacy SCP protocol)|file|braid_ssh_file"
+  "rsync_file|rsync --whole-file (ssh)|file|braid_ssh_file"
+  "gridftp_file|globus-url-copy -p 4|file|braid_ssh_file"
+  "braid_ssh_zero|braid -s 4 (ssh push)|zero|"
+  "braid_local_zero|braid -s 4 (local)|zero|"
+  "sshpipe_zero|ssh pipe (head -c to remote wc -c)|zero|braid_ssh_zero"
+  "gridftp_zero|globus-url-copy -p 4 -len|zero|braid_ssh_zero"
+  "iperf3_mem|iperf3 -P 8 (ceiling)|mem|braid_ssh_zero"
+  "md5_ceiling|openssl md5, 1 core (ceiling)|md5|braid_e_file"
+)
+declare -A LABEL RCASE REF DISABLED NOTE RATES CPUS RSSS
+for r in "${ROWS[@]}"; do
+  IFS='|' read -r id label cs ref <<<"$r"
+  LABEL[$id]=$label; RCASE[$id]=$cs; REF[$id]=$ref
+  DISABLED[$id]=0; NOTE[$id]=""; RATES[$id]=""; CPUS[$id]=""; RSSS[$id]=""
+done
+ORDER=()
+for r in "${ROWS[@]}"; do ORDER+=("${r%%|*}"); done
+
+disable_braid() {  # disable_braid REASON ids...
+  local reason=$1 id; shift
+  for id in "$@"; do DISABLED[$id]=1; NOTE[$id]="skipped: $reason"; done
+}
+BRAID_IDS=(braid_ssh_file braid_local_file braid_s1_file braid_s64_file braid_e_file braid_ssh_zero braid_local_zero)
+
+# ---------------------------------------------------------------------------------------
+# braid pre-flight (untimed): can it run, copy locally, push over ssh, and does --size on
+# /dev/zero really produce bytes (the /dev/null rows can only check its exit status).
+BRAID_VERSION="(not run)"
+if [[ ! -x $BRAID ]]; then
+  log "NOTE: braid binary not found at $BRAID: braid rows skipped (build it, or pass --braid)"
+  disable_braid "binary not found at $BRAID" "${BRAID_IDS[@]}"
+elif ! BRAID_VERSION=$("$BRAID" --version 2>&1 | head -1) || [[ -z $BRAID_VERSION ]]; then
+  log "NOTE: '$BRAID --version' failed: braid rows skipped"
+  disable_braid "--version failed" "${BRAID_IDS[@]}"
+  BRAID_VERSION="(--version failed)"
+else
+  BRAID_VERSION=${BRAID_VERSION#braid }
+  log "braid: $BRAID_VERSION ($BRAID)"
+  small="$WORK/small.bin"
+  head -c $((4 << 20)) /dev/urandom >"$small"
+  preflight() {  # preflight DESTPREFIX: copy 4 MiB, compare
+    fresh_rundir
+    timeout -k 5 60 "$BRAID" "$small" "$1$RUNDIR/small" >"$WORK/t/pre.out" 2>"$WORK/t/pre.err" &&
+      cmp -s "$small" "$RUNDIR/small"
+  }
+  if preflight ""; then BRAID_LOCAL_OK=1; else
+    why="local copy failed: $(tail -1 "$WORK/t/pre.err" | cut -c1-160)"
+    log "NOTE: braid $why"
+    disable_braid "$why" braid_local_file braid_local_zero
+  fi
+  if ! preflight "braidbench:"; then
+    why="push over ssh failed: $(tail -1 "$WORK/t/pre.err" | cut -c1-160)"
+    log "NOTE: braid $why"
+    disable_braid "$why" braid_ssh_file braid_ssh_zero
+    if ((BRAID_LOCAL_OK)); then
+      BRAID_VARIANT_DST=""
+      for id in braid_s1_file braid_s64_file braid_e_file; do LABEL[$id]="${LABEL[$id]} (local)"; done
+    else
+      disable_braid "neither local nor ssh copies work" braid_s1_file braid_s64_file braid_e_file
+    fi
+  fi
+  if ((BRAID_LOCAL_OK)); then
+    zn=$((SIZE < (64 << 20) ? SIZE : (64 << 20)))
+    fresh_rundir
+    if timeout -k 5 60 "$BRAID" --size "$zn" /dev/zero "$RUNDIR/zero" >/dev/null 2>"$WORK/t/pre.err" &&
+       [[ $(stat -c %s "$RUNDIR/zero" 2>/dev/null) == "$zn" ]] && cmp -s -n "$zn" /dev/zero "$RUNDIR/zero"; then
+      :
+    else
+      why="--size $zn /dev/zero to a file did not give $zn zero bytes"
+      log "NOTE: braid $why: /dev/null rows skipped"
+      disable_braid "$why" braid_ssh_zero braid_local_zero
+    fi
+  fi
+  fresh_rundir
+fi
+
+if ! gridftp_zero_check; then
+  log "NOTE: globus-url-copy -len from /dev/zero to a file did not give the bytes: its /dev/null row skipped"
+  DISABLED[gridftp_zero]=1; NOTE[gridftp_zero]="skipped: -len from /dev/zero did not give the bytes"
+fi
+fresh_rundir
+
+# ---------------------------------------------------------------------------------------
+# Rounds: every tool once per round, the order rotated each round.
+[[ -n $CSV ]] && echo "round,id,tool,case,ok,wall_s,mb_s,cpu_s,peak_rss_kib,error" >"$CSV"
+n=${#ORDER[@]}
+for ((round = 1; round <= RUNS; round++)); do
+  log "round $round/$RUNS"
+  for ((k = 0; k < n; k++)); do
+    id=${ORDER[$(((k + round - 1) % n))]}
+    ((DISABLED[$id])) && continue
+    M_OK=0; M_ERR=""; M_SPLIT=""
+    "job_$id"
+    rm -rf -- "$RUNDIR"
+    if ((M_OK)); then
+      case $id in
+        iperf3_mem) rate=$IPERF_RATE ;;
+        md5_ceiling) rate=$MD5_RATE; M_CPU=""; M_RSS="" ;;
+        *) rate=$(awk -v s="$SIZE" -v w="$M_WALL" 'BEGIN{printf "%.1f", s / w / 1e6}') ;;
+      esac
+      RATES[$id]+=" $rate"; CPUS[$id]+=" $M_CPU"; RSSS[$id]+=" $M_RSS"
+      log "  $(printf '%-36s %-4s %8s MB/s %7ss  cpu %6s  rss KiB %s' "${LABEL[$id]}" "${RCASE[$id]}" "$rate" "$M_WALL" "${M_CPU:--}" "${M_RSS:--}")"
+      if [[ $id != md5_ceiling ]]; then
+        log "      ($M_SPLIT; other processes ${M_OTHER}% of the CPUs)"
+        OTHERS+=" $M_OTHER"
+      fi
+    else
+      rate=""
+      log "  ${LABEL[$id]} (${RCASE[$id]}) FAILED: $M_ERR"
+      if [[ $id == braid_* ]]; then
+        NOTE[$id]="skipped after a failed copy: $M_ERR"
+      else
+        NOTE[$id]="failed: $M_ERR"
+      fi
+      DISABLED[$id]=1
+    fi
+    if [[ -n $CSV ]]; then
+      printf '%d,%s,"%s",%s,%d,%s,%s,%s,%s,"%s"\n' "$round" "$id" "${LABEL[$id]}" "${RCASE[$id]}" \
+        "$M_OK" "$M_WALL" "$rate" "$M_CPU" "$M_RSS" "${M_ERR//\"/\'}" >>"$CSV"
+    fi
+  done
+done
+
+# ---------------------------------------------------------------------------------------
+# Results.
+declare -A MED_RATE
+for id in "${ORDER[@]}"; do
+  # shellcheck disable=SC2086
+  MED_RATE[$id]=$(median ${RATES[$id]})
+done
+fmt_row() {  # fmt_row ID -> "tool|case|MB/s|CPU|RSS|ratio|note"
+  local id=$1 rate cpu rss ratio="" ref=${REF[$1]}
+  rate=${MED_RATE[$id]}
+  # shellcheck disable=SC2086
+  cpu=$(median ${CPUS[$id]})
+  # shellcheck disable=SC2086
+  rss=$( [[ -n ${RSSS[$id]// /} ]] && maxof ${RSSS[$id]} )
+  [[ -n $rss ]] && rss=$(awk -v k="$rss" 'BEGIN{printf "%.1f", k / 1024}')
+  if [[ -n $rate && -n $ref && -n ${MED_RATE[$ref]} ]]; then
+    ratio=$(awk -v b="${MED_RATE[$ref]}" -v p="$rate" 'BEGIN{printf "%.2f", b / p}')
+  elif [[ -z $ref ]]; then
+    ratio="-"
+  fi
+  [[ -n $rate ]] && rate=$(awk -v r="$rate" 'BEGIN{printf "%.0f", r}')
+  printf '%s|%s|%s|%s|%s|%s|%s\n' "${LABEL[$id]}" "${RCASE[$id]}" "${rate:-n/a}" "${cpu:-"-"}" \
+    "${rss:-"-"}" "${ratio:-n/a}" "${NOTE[$id]}"
+}
+
+CPU_MODEL=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
+SSH_VER=$(ssh -V 2>&1 | cut -d, -f1)
+SSH_CIPHER=$("${SSH[@]}" -G braidbench 2>/dev/null | awk '$1 == "ciphers" {split($2, c, ","); print c[1]}')
+RSYNC_VER=$(rsync --version | head -1 | awk '{print $3}')
+GUC_VER=$(globus-url-copy -version 2>&1 | head -1 | awk '{print $2}')
+IPERF_VER=$(iperf3 --version | head -1 | awk '{print $2}')
+OPENSSL_VER=$(openssl version | awk '{print $2}')
+
+ratio_line() {  # ratio_line A B TEXT: "TEXT: A/B" when both medians exist
+  [[ -n ${MED_RATE[$1]} && -n ${MED_RATE[$2]} ]] || return 0
+  awk -v a="${MED_RATE[$1]}" -v b="${MED_RATE[$2]}" -v t="$3" 'BEGIN{printf "%s: %.2f\n", t, a / b}'
+}
+summary_lines() {
+  local o
+  # shellcheck disable=SC2086
+  o=$(median $OTHERS)
+  if [[ -n $o ]]; then
+    echo "other processes used ${o}% of the CPUs during a copy (median; above ~10% the figures are depressed, compare ratios)"
+  fi
+  ratio_line braid_e_file md5_ceiling "braid -e file copy / one core's MD5 rate"
+  ratio_line braid_ssh_file iperf3_mem "braid file copy (ssh push) / iperf3 -P 8 ceiling"
+  ratio_line braid_ssh_zero iperf3_mem "braid /dev/zero->/dev/null (ssh push) / iperf3 -P 8 ceiling"
+  ratio_line braid_e_file braid_ssh_file "braid -e / braid without -e"
+  ratio_line braid_s1_file braid_ssh_file "braid -s 1 / -s 4"
+  ratio_line braid_s64_file braid_ssh_file "braid -s 64 / -s 4"
+}
+env_line() {
+  printf '%s, %s cores, Linux %s; %s bytes (%s) per copy, median of %s run(s); target %s.\n' \
+    "${CPU_MODEL:-unknown CPU}" "$(nproc)" "$(uname -r)" "$SIZE" "$SIZE_STR" "$RUNS" "$TARGET_KIND"
+  printf 'braid %s; %s (cipher %s); rsync %s; globus-url-copy %s; iperf3 %s; OpenSSL %s.\n' \
+    "$BRAID_VERSION" "$SSH_VER" "${SSH_CIPHER:-default}" "$RSYNC_VER" "$GUC_VER" "$IPERF_VER" "$OPENSSL_VER"
+}
+NOTES_TEXT="MB/s is 10^6 bytes/s over the client's wall clock (setup included), except iperf3
+(its own receiver rate) and openssl md5 (its hashing rate). CPU s is user+sys at both ends
+(client with children, plus the sshd session or the server process); peak RSS is the largest
+single process at either end. braid ratio = the braid row compared (braid -s 4 over ssh for
+the peers and the ceiling, braid -e for the MD5 ceiling) divided by this row: above 1, braid
+is faster. file = page-cached random file to a file; zero = /dev/zero to /dev/null; every
+file copy is compared with cmp, pipes and /dev/null by the byte count the tool reports
+(braid and globus-url-copy to /dev/null by exit status, after an untimed check that their
+reads of /dev/zero to a file give the bytes)."
+
+print_table() {
+  echo
+  echo "braid benchmark on loopback"
+  env_line | sed 's/^/  /'
+  echo
+  printf '%-38s %-5s %9s %8s %9s %7s  %s\n' "tool" "case" "MB/s" "CPU s" "RSS MiB" "braid" "note"
+  printf '%-38s %-5s %9s %8s %9s %7s\n' "----" "----" "----" "-----" "-------" "-----"
+  local id
+  for id in "${ORDER[@]}"; do
+    IFS='|' read -r t c r cpu rss ratio note <<<"$(fmt_row "$id")"
+    printf '%-38s %-5s %9s %8s %9s %7s  %s\n' "$t" "$c" "$r" "$cpu" "$rss" "$ratio" "$note"
+  done
+  echo
+  summary_lines | sed 's/^/  /'
+  echo
+  while IFS= read -r l; do echo "  $l"; done <<<"$NOTES_TEXT"
+}
+
+write_markdown() {
+  {
+    echo "## Loopback benchmark ($(date +%Y-%m-%d))"
+    echo
+    env_line
+    echo
+    echo "Produced by \`tools/bench/bench.sh --size $SIZE_STR --runs $RUNS\`."
+    echo
+    echo "| tool | case | MB/s | CPU s | peak RSS MiB | braid ratio | note |"
+    echo "|---|---|---:|---:|---:|---:|---|"
+    local id
+    for id in "${ORDER[@]}"; do
+      IFS='|' read -r t c r cpu rss ratio note <<<"$(fmt_row "$id")"
+      printf '| %s | %s | %s | %s | %s | %s | %s |\n' "${t//|/\\|}" "$c" "$r" "$cpu" "$rss" "$ratio" "$note"
+    done
+    echo
+    summary_lines | sed 's/^/- /'
+    echo
+    echo "$NOTES_TEXT"
+  } >"$OUT"
+}
+
+print_table
+if [[ -n $OUT ]]; then write_markdown && log "Markdown written to $OUT"; fi
+[[ -n $CSV ]] && log "per-run CSV written to $CSV"
+exit 0
