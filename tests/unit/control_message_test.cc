@@ -1,0 +1,809 @@
+#include "proto/control_message.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <exception>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "braid/error.h"
+#include "braid/file_entry.h"
+#include "braid/wire.h"
+
+namespace braid {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+template <std::size_t N>
+std::array<std::uint8_t, N> Pattern(std::uint8_t start) {
+  std::array<std::uint8_t, N> a{};
+  for (std::size_t i = 0; i < N; ++i) a[i] = static_cast<std::uint8_t>(start + i * 7);
+  return a;
+}
+
+/// Decodes `bytes` and returns the error code thrown; fails the test when it
+/// decodes or throws anything other than a BraidError.
+ErrorCode DecodeError(const Bytes& bytes) {
+  try {
+    ControlMessage m = DecodeMessage(bytes);
+    ADD_FAILURE() << "decoded a " << MessageName(m) << " from hostile input of " << bytes.size()
+                  << " bytes";
+  } catch (const BraidError& e) {
+    return e.code();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "non-BraidError exception: " << e.what();
+  }
+  return ErrorCode::kOk;
+}
+
+template <typename T>
+T RoundTrip(const T& message) {
+  Bytes bytes = EncodeMessage(message);
+  ControlMessage decoded = DecodeMessage(bytes);
+  const T* out = std::get_if<T>(&decoded);
+  if (out == nullptr) {
+    ADD_FAILURE() << "decoded as " << MessageName(decoded);
+    return T{};
+  }
+  return *out;
+}
+
+void ExpectEntryEq(const FileEntry& a, const FileEntry& b) {
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(a.top, b.top);
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.path, b.path);
+  EXPECT_EQ(a.size, b.size);
+  EXPECT_EQ(a.mode, b.mode);
+  EXPECT_EQ(a.mtime_sec, b.mtime_sec);
+  EXPECT_EQ(a.mtime_nsec, b.mtime_nsec);
+  EXPECT_EQ(a.link_target, b.link_target);
+}
+
+void ExpectParamsEq(const TransferParams& a, const TransferParams& b) {
+  EXPECT_EQ(a.streams, b.streams);
+  EXPECT_EQ(a.block_size, b.block_size);
+  EXPECT_EQ(a.window, b.window);
+  EXPECT_EQ(a.md5, b.md5);
+  EXPECT_EQ(a.secret, b.secret);
+  EXPECT_EQ(a.session, b.session);
+}
+
+TransferParams SampleParams() {
+  TransferParams p;
+  p.streams = 17;
+  p.block_size = 3u << 20;
+  p.window = 0x0123456789ABCDEFull;
+  p.md5 = true;
+  p.secret = Pattern<kSecretSize>(1);
+  p.session = Pattern<kSessionIdSize>(200);
+  return p;
+}
+
+FileEntry RegularEntry(std::uint32_t id, std::string path) {
+  FileEntry e;
+  e.id = id;
+  e.top = 3;
+  e.kind = FileKind::kRegular;
+  e.path = std::move(path);
+  e.size = 0x1122334455667788ull;
+  e.mode = 0755;
+  e.mtime_sec = 1700000000;
+  e.mtime_nsec = 999999999;
+  return e;
+}
+
+FileList SampleFileList() {
+  FileList m;
+  m.last = true;
+  m.entries.push_back(RegularEntry(0, "top/file.bin"));
+  FileEntry dir;
+  dir.id = 1;
+  dir.top = 0;
+  dir.kind = FileKind::kDirectory;
+  dir.path = "top/sub";
+  dir.mode = 07777;
+  dir.mtime_sec = -12345;  // before 1970
+  dir.mtime_nsec = 0;
+  m.entries.push_back(dir);
+  FileEntry link;
+  link.id = 2;
+  link.top = 65535;
+  link.kind = FileKind::kSymlink;
+  link.path = "top/sub/link";
+  link.size = 0;
+  link.mode = 0777;
+  link.link_target = "../../elsewhere/x";  // a link may point anywhere
+  m.entries.push_back(link);
+  FileEntry stream;
+  stream.id = 3;
+  stream.kind = FileKind::kStream;
+  stream.path = "stdin";
+  stream.size = kUnknownSize;
+  stream.mode = 0;
+  m.entries.push_back(stream);
+  return m;
+}
+
+SinkOpen SampleSinkOpen() {
+  SinkOpen m;
+  m.target = "/data/dst dir";
+  m.top_count = 513;
+  m.force = true;
+  m.preserve = false;
+  m.recursive = true;
+  m.listen_address = "10.1.2.3";
+  m.params = SampleParams();
+  return m;
+}
+
+SourceStart SampleSourceStart() {
+  SourceStart m;
+  m.addresses = {"192.168.0.1", "fe80::1%eth0", "host.example"};
+  m.port = 65535;
+  m.params = SampleParams();
+  m.params.md5 = false;
+  m.params.streams = 64;
+  return m;
+}
+
+FileDone SampleFileDone() {
+  FileDone m;
+  m.id = 0xFFFFFFFFu;
+  m.size = 1234567890123ull;
+  m.has_md5 = true;
+  m.source_md5 = Pattern<16>(5);
+  m.sink_md5 = Pattern<16>(99);
+  m.final_path = "/data/dst/top/file.bin";
+  return m;
+}
+
+/// One valid message of every type, with fields away from their defaults.
+std::vector<ControlMessage> AllSamples() {
+  std::vector<ControlMessage> v;
+  v.push_back(Hello{kControlMagic, 7, "user@host"});
+  v.push_back(HelloReply{3, "node-1", "10.0.0.5"});
+  v.push_back(SourceOpen{{"a", "b/c", "/abs/path ok here"}, true, 42});
+  v.push_back(SampleFileList());
+  v.push_back(SampleSinkOpen());
+  v.push_back(SinkReady{{"10.0.0.1", "10.0.0.2"}, 40000});
+  v.push_back(SampleSourceStart());
+  v.push_back(Progress{1ull << 40, 77, 9});
+  v.push_back(SampleFileDone());
+  v.push_back(Done{~0ull, 5, 64});
+  v.push_back(ErrorMessage{ErrorCode::kDiskFull, "dst: No space left on device"});
+  v.push_back(Abort{"interrupted by user"});
+  v.push_back(Bye{});
+  v.push_back(Warning{"something odd"});
+  return v;
+}
+
+/// A FileList of one entry; the encoder does not validate, so hostile entries encode.
+Bytes OneEntryList(const FileEntry& e) {
+  FileList m;
+  m.entries.push_back(e);
+  return EncodeMessage(m);
+}
+
+/// Index of the only byte in which two encodings differ.
+std::size_t OnlyDifference(const Bytes& a, const Bytes& b) {
+  EXPECT_EQ(a.size(), b.size());
+  std::vector<std::size_t> diffs;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    if (a[i] != b[i]) diffs.push_back(i);
+  }
+  EXPECT_EQ(diffs.size(), 1u);
+  return diffs.empty() ? 0 : diffs.front();
+}
+
+/// Encodes `with_false` and `with_true` (which differ in one boolean), then
+/// checks that the byte holding it is 0/1 and that 2 and 0xFF are rejected.
+void ExpectBadBooleanRejected(const ControlMessage& with_false, const ControlMessage& with_true,
+                              const char* what) {
+  SCOPED_TRACE(what);
+  Bytes f = EncodeMessage(with_false);
+  Bytes t = EncodeMessage(with_true);
+  std::size_t at = OnlyDifference(f, t);
+  EXPECT_EQ(f[at], 0);
+  EXPECT_EQ(t[at], 1);
+  EXPECT_NO_THROW(DecodeMessage(f));
+  EXPECT_NO_THROW(DecodeMessage(t));
+  for (std::uint8_t bad : {std::uint8_t{2}, std::uint8_t{0x80}, std::uint8_t{0xFF}}) {
+    Bytes b = f;
+    b[at] = bad;
+    EXPECT_EQ(DecodeError(b), ErrorCode::kProtocol) << "boolean byte " << int{bad};
+  }
+}
+
+// ---------------------------------------------------------------- round trips
+
+TEST(ControlMessageTest, SamplesCoverEveryType) {
+  std::set<std::size_t> indices;
+  for (const auto& m : AllSamples()) indices.insert(m.index());
+  EXPECT_EQ(indices.size(), std::variant_size_v<ControlMessage>);
+}
+
+TEST(ControlMessageTest, TypeCodeLeadsEveryEncoding) {
+  for (const auto& m : AllSamples()) {
+    Bytes b = EncodeMessage(m);
+    ASSERT_GE(b.size(), 2u);
+    EXPECT_EQ((b[0] << 8) | b[1], static_cast<int>(m.index()) + 1) << MessageName(m);
+    ControlMessage d = DecodeMessage(b);
+    EXPECT_EQ(d.index(), m.index()) << MessageName(m);
+  }
+}
+
+TEST(ControlMessageTest, MessageNames) {
+  EXPECT_STREQ(MessageName(Hello{}), "Hello");
+  EXPECT_STREQ(MessageName(SinkReady{}), "SinkReady");
+  EXPECT_STREQ(MessageName(ErrorMessage{}), "Error");
+  EXPECT_STREQ(MessageName(Warning{}), "Warning");
+  EXPECT_STREQ(MessageName(Bye{}), "Bye");
+}
+
+TEST(ControlMessageTest, HelloRoundTrip) {
+  Hello in{kControlMagic, 0xBEEF, "alice@server.example"};
+  Hello out = RoundTrip(in);
+  EXPECT_EQ(out.magic, kControlMagic);
+  EXPECT_EQ(out.version, 0xBEEF);
+  EXPECT_EQ(out.label, in.label);
+  EXPECT_EQ(RoundTrip(Hello{}).label, "");
+  EXPECT_EQ(RoundTrip(Hello{}).version, kProtocolVersion);
+}
+
+TEST(ControlMessageTest, HelloReplyRoundTrip) {
+  HelloReply in{2, "node.example", "fe80::1"};
+  HelloReply out = RoundTrip(in);
+  EXPECT_EQ(out.version, 2);
+  EXPECT_EQ(out.host_label, in.host_label);
+  EXPECT_EQ(out.ssh_address, in.ssh_address);
+}
+
+TEST(ControlMessageTest, SourceOpenRoundTrip) {
+  SourceOpen in{{"one", "two/three", "/abs", "with space"}, true, 0xFFFFFFFFFFull};
+  SourceOpen out = RoundTrip(in);
+  EXPECT_EQ(out.paths, in.paths);
+  EXPECT_TRUE(out.recursive);
+  ASSERT_TRUE(out.device_size.has_value());
+  EXPECT_EQ(*out.device_size, 0xFFFFFFFFFFull);
+
+  SourceOpen zero{{"x"}, false, 0};
+  SourceOpen zero_out = RoundTrip(zero);
+  ASSERT_TRUE(zero_out.device_size.has_value());
+  EXPECT_EQ(*zero_out.device_size, 0u);
+  EXPECT_FALSE(zero_out.recursive);
+
+  SourceOpen none{{"x"}, false, std::nullopt};
+  EXPECT_FALSE(RoundTrip(none).device_size.has_value());
+}
+
+TEST(ControlMessageTest, SourceOpenIgnoresSizeWhenAbsent) {
+  WireWriter w;
+  w.U16(static_cast<std::uint16_t>(MessageType::kSourceOpen));
+  w.U32(1);
+  w.String("p");
+  w.U8(0);
+  w.U8(0);  // has_size = false
+  w.U64(12345);
+  ControlMessage m = DecodeMessage(w.Take());
+  ASSERT_TRUE(std::holds_alternative<SourceOpen>(m));
+  EXPECT_FALSE(std::get<SourceOpen>(m).device_size.has_value());
+}
+
+TEST(ControlMessageTest, FileListRoundTrip) {
+  FileList in = SampleFileList();
+  FileList out = RoundTrip(in);
+  EXPECT_TRUE(out.last);
+  ASSERT_EQ(out.entries.size(), in.entries.size());
+  for (std::size_t i = 0; i < in.entries.size(); ++i) {
+    SCOPED_TRACE(i);
+    ExpectEntryEq(out.entries[i], in.entries[i]);
+  }
+  FileList empty;
+  FileList empty_out = RoundTrip(empty);
+  EXPECT_FALSE(empty_out.last);
+  EXPECT_TRUE(empty_out.entries.empty());
+}
+
+TEST(ControlMessageTest, FileListExtremeFieldValues) {
+  FileEntry e = RegularEntry(0xFFFFFFFFu, std::string(kMaxPathLength, 'p'));
+  e.top = 0xFFFF;
+  e.size = kUnknownSize - 1;
+  e.mtime_sec = std::numeric_limits<std::int64_t>::min();
+  e.mtime_nsec = 0;
+  FileList in;
+  in.entries.push_back(e);
+  FileList out = RoundTrip(in);
+  ASSERT_EQ(out.entries.size(), 1u);
+  ExpectEntryEq(out.entries[0], e);
+
+  e.mtime_sec = std::numeric_limits<std::int64_t>::max();
+  in.entries[0] = e;
+  out = RoundTrip(in);
+  ASSERT_EQ(out.entries.size(), 1u);
+  EXPECT_EQ(out.entries[0].mtime_sec, std::numeric_limits<std::int64_t>::max());
+}
+
+TEST(ControlMessageTest, SinkOpenRoundTrip) {
+  SinkOpen in = SampleSinkOpen();
+  SinkOpen out = RoundTrip(in);
+  EXPECT_EQ(out.target, in.target);
+  EXPECT_EQ(out.top_count, in.top_count);
+  EXPECT_EQ(out.force, in.force);
+  EXPECT_EQ(out.preserve, in.preserve);
+  EXPECT_EQ(out.recursive, in.recursive);
+  EXPECT_EQ(out.listen_address, in.listen_address);
+  ExpectParamsEq(out.params, in.params);
+
+  in.force = false;
+  in.preserve = true;
+  in.recursive = false;
+  in.listen_address = "";
+  out = RoundTrip(in);
+  EXPECT_FALSE(out.force);
+  EXPECT_TRUE(out.preserve);
+  EXPECT_FALSE(out.recursive);
+  EXPECT_EQ(out.listen_address, "");
+}
+
+TEST(ControlMessageTest, SinkReadyRoundTrip) {
+  SinkReady in{{"10.0.0.1", "::1"}, 1};
+  SinkReady out = RoundTrip(in);
+  EXPECT_EQ(out.addresses, in.addresses);
+  EXPECT_EQ(out.port, 1);
+}
+
+TEST(ControlMessageTest, SourceStartRoundTrip) {
+  SourceStart in = SampleSourceStart();
+  SourceStart out = RoundTrip(in);
+  EXPECT_EQ(out.addresses, in.addresses);
+  EXPECT_EQ(out.port, in.port);
+  ExpectParamsEq(out.params, in.params);
+}
+
+TEST(ControlMessageTest, ProgressRoundTrip) {
+  Progress out = RoundTrip(Progress{0xFEDCBA9876543210ull, 0x0102030405060708ull, 0xABCD});
+  EXPECT_EQ(out.bytes, 0xFEDCBA9876543210ull);
+  EXPECT_EQ(out.files_done, 0x0102030405060708ull);
+  EXPECT_EQ(out.streams, 0xABCD);
+}
+
+TEST(ControlMessageTest, FileDoneRoundTrip) {
+  FileDone in = SampleFileDone();
+  FileDone out = RoundTrip(in);
+  EXPECT_EQ(out.id, in.id);
+  EXPECT_EQ(out.size, in.size);
+  EXPECT_EQ(out.has_md5, in.has_md5);
+  EXPECT_EQ(out.source_md5, in.source_md5);
+  EXPECT_EQ(out.sink_md5, in.sink_md5);
+  EXPECT_EQ(out.final_path, in.final_path);
+  in.has_md5 = false;
+  EXPECT_FALSE(RoundTrip(in).has_md5);
+}
+
+TEST(ControlMessageTest, DoneRoundTrip) {
+  Done out = RoundTrip(Done{11, 0xFFFFFFFFFFFFFFFFull, 3});
+  EXPECT_EQ(out.bytes, 11u);
+  EXPECT_EQ(out.files, 0xFFFFFFFFFFFFFFFFull);
+  EXPECT_EQ(out.streams, 3);
+}
+
+TEST(ControlMessageTest, ErrorRoundTripForEveryCode) {
+  for (std::uint16_t c = 1; c <= kMaxErrorCode; ++c) {
+    ErrorMessage in{static_cast<ErrorCode>(c), "message " + std::to_string(c)};
+    ErrorMessage out = RoundTrip(in);
+    EXPECT_EQ(out.code, in.code);
+    EXPECT_EQ(out.message, in.message);
+  }
+}
+
+TEST(ControlMessageTest, AbortByeWarningRoundTrip) {
+  EXPECT_EQ(RoundTrip(Abort{"stop now"}).reason, "stop now");
+  EXPECT_EQ(RoundTrip(Warning{"careful"}).message, "careful");
+  EXPECT_EQ(RoundTrip(Warning{std::string(kMaxTextLength, 'w')}).message.size(), kMaxTextLength);
+  Bytes bye = EncodeMessage(Bye{});
+  EXPECT_EQ(bye, (Bytes{0, static_cast<std::uint8_t>(MessageType::kBye)}));
+  EXPECT_TRUE(std::holds_alternative<Bye>(DecodeMessage(bye)));
+}
+
+TEST(ControlMessageTest, ParamsBoundariesAccepted) {
+  SourceStart m = SampleSourceStart();
+  for (std::uint16_t s : {std::uint16_t{1}, std::uint16_t{64}}) {
+    for (std::uint32_t b : {4096u, 64u << 20}) {
+      m.params.streams = s;
+      m.params.block_size = b;
+      SourceStart out = RoundTrip(m);
+      EXPECT_EQ(out.params.streams, s);
+      EXPECT_EQ(out.params.block_size, b);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- hostile input
+
+TEST(ControlMessageTest, EveryTruncationIsRejected) {
+  for (const auto& m : AllSamples()) {
+    SCOPED_TRACE(MessageName(m));
+    Bytes full = EncodeMessage(m);
+    ASSERT_NO_THROW(DecodeMessage(full));
+    for (std::size_t n = 0; n < full.size(); ++n) {
+      // An exact-size copy, so reading one byte too far is caught by sanitizers.
+      Bytes prefix(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(n));
+      EXPECT_EQ(DecodeError(prefix), ErrorCode::kProtocol) << "prefix of " << n;
+    }
+  }
+}
+
+TEST(ControlMessageTest, TrailingGarbageIsRejected) {
+  for (const auto& m : AllSamples()) {
+    SCOPED_TRACE(MessageName(m));
+    Bytes b = EncodeMessage(m);
+    b.push_back(0);
+    EXPECT_EQ(DecodeError(b), ErrorCode::kProtocol);
+    b.insert(b.end(), {0xDE, 0xAD, 0xBE, 0xEF});
+    EXPECT_EQ(DecodeError(b), ErrorCode::kProtocol);
+  }
+}
+
+TEST(ControlMessageTest, UnknownTypeIsRejected) {
+  for (std::uint16_t type :
+       std::initializer_list<std::uint16_t>{0, 15, 16, 0x0100, 0x8000, 0xFFFF}) {
+    WireWriter w;
+    w.U16(type);
+    EXPECT_EQ(DecodeError(w.data()), ErrorCode::kProtocol) << type;
+    w.U32(0);
+    EXPECT_EQ(DecodeError(w.data()), ErrorCode::kProtocol) << type;
+  }
+}
+
+TEST(ControlMessageTest, OversizedMessageIsRejected) {
+  Bytes big(kMaxControlMessage + 1, 0);
+  big[1] = static_cast<std::uint8_t>(MessageType::kWarning);
+  EXPECT_EQ(DecodeError(big), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, HelloWithWrongMagicIsRejected) {
+  Hello h;
+  h.magic = kControlMagic ^ 1;
+  EXPECT_EQ(DecodeError(EncodeMessage(h)), ErrorCode::kProtocol);
+  h.magic = 0;
+  EXPECT_EQ(DecodeError(EncodeMessage(h)), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, StringLimitsAreEnforced) {
+  EXPECT_NO_THROW(DecodeMessage(EncodeMessage(Hello{kControlMagic, 1, std::string(256, 'l')})));
+  EXPECT_EQ(DecodeError(EncodeMessage(Hello{kControlMagic, 1, std::string(257, 'l')})),
+            ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(HelloReply{1, std::string(257, 'h'), ""})),
+            ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(HelloReply{1, "", std::string(257, 'a')})),
+            ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(Warning{std::string(kMaxTextLength + 1, 'w')})),
+            ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(Abort{std::string(kMaxTextLength + 1, 'a')})),
+            ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(
+                ErrorMessage{ErrorCode::kInternal, std::string(kMaxTextLength + 1, 'e')})),
+            ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(
+                SourceOpen{{std::string(kMaxPathLength + 1, 'p')}, false, std::nullopt})),
+            ErrorCode::kProtocol);
+  SinkOpen s = SampleSinkOpen();
+  s.target = std::string(kMaxPathLength + 1, 't');
+  EXPECT_EQ(DecodeError(EncodeMessage(s)), ErrorCode::kProtocol);
+  s = SampleSinkOpen();
+  s.listen_address = std::string(257, 'x');
+  EXPECT_EQ(DecodeError(EncodeMessage(s)), ErrorCode::kProtocol);
+  FileDone d = SampleFileDone();
+  d.final_path = std::string(kMaxPathLength + 1, 'f');
+  EXPECT_EQ(DecodeError(EncodeMessage(d)), ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(SinkReady{{std::string(257, 'a')}, 1})),
+            ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, ListCountLimitsAreEnforced) {
+  SourceOpen many;
+  many.paths.assign(kMaxSources, "p");
+  EXPECT_NO_THROW(DecodeMessage(EncodeMessage(many)));
+  many.paths.push_back("p");
+  EXPECT_EQ(DecodeError(EncodeMessage(many)), ErrorCode::kProtocol);
+
+  SinkReady ready;
+  ready.port = 9;
+  ready.addresses.assign(kMaxAddresses, "a");
+  EXPECT_NO_THROW(DecodeMessage(EncodeMessage(ready)));
+  ready.addresses.push_back("a");
+  EXPECT_EQ(DecodeError(EncodeMessage(ready)), ErrorCode::kProtocol);
+
+  SourceStart start = SampleSourceStart();
+  start.addresses.assign(kMaxAddresses + 1, "a");
+  EXPECT_EQ(DecodeError(EncodeMessage(start)), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, HugeDeclaredCountsAreRejectedWithoutAllocating) {
+  for (std::uint32_t n : {static_cast<std::uint32_t>(kMaxEntriesPerList + 1), 0xFFFFFFFFu,
+                          static_cast<std::uint32_t>(kMaxEntriesPerList)}) {
+    WireWriter w;
+    w.U16(static_cast<std::uint16_t>(MessageType::kFileList));
+    w.U8(1);
+    w.U32(n);
+    EXPECT_EQ(DecodeError(w.data()), ErrorCode::kProtocol) << n;
+  }
+  for (auto type : {MessageType::kSourceOpen, MessageType::kSinkReady, MessageType::kSourceStart}) {
+    WireWriter w;
+    w.U16(static_cast<std::uint16_t>(type));
+    w.U32(0xFFFFFFFFu);
+    EXPECT_EQ(DecodeError(w.data()), ErrorCode::kProtocol);
+  }
+}
+
+TEST(ControlMessageTest, EmptyAddressOrSourceListsAreRejected) {
+  EXPECT_EQ(DecodeError(EncodeMessage(SourceOpen{})), ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(SinkReady{{}, 5})), ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(SinkReady{{"a"}, 0})), ErrorCode::kProtocol);
+  SourceStart s = SampleSourceStart();
+  s.port = 0;
+  EXPECT_EQ(DecodeError(EncodeMessage(s)), ErrorCode::kProtocol);
+  s = SampleSourceStart();
+  s.addresses.clear();
+  EXPECT_EQ(DecodeError(EncodeMessage(s)), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, BadBooleansAreRejected) {
+  ExpectBadBooleanRejected(SourceOpen{{"a"}, false, 1}, SourceOpen{{"a"}, true, 1}, "recursive");
+  ExpectBadBooleanRejected(SourceOpen{{"a"}, false, std::nullopt}, SourceOpen{{"a"}, false, 0},
+                           "has_size");
+  FileList list = SampleFileList();
+  list.last = false;
+  ExpectBadBooleanRejected(list, SampleFileList(), "last");
+
+  SinkOpen a = SampleSinkOpen();
+  SinkOpen b = a;
+  a.force = false;
+  b.force = true;
+  ExpectBadBooleanRejected(a, b, "force");
+  a = b = SampleSinkOpen();
+  a.preserve = false;
+  b.preserve = true;
+  ExpectBadBooleanRejected(a, b, "preserve");
+  a = b = SampleSinkOpen();
+  a.recursive = false;
+  b.recursive = true;
+  ExpectBadBooleanRejected(a, b, "recursive");
+  a = b = SampleSinkOpen();
+  a.params.md5 = false;
+  b.params.md5 = true;
+  ExpectBadBooleanRejected(a, b, "SinkOpen md5");
+
+  SourceStart c = SampleSourceStart();
+  SourceStart d = c;
+  c.params.md5 = false;
+  d.params.md5 = true;
+  ExpectBadBooleanRejected(c, d, "SourceStart md5");
+
+  FileDone e = SampleFileDone();
+  FileDone f = e;
+  e.has_md5 = false;
+  f.has_md5 = true;
+  ExpectBadBooleanRejected(e, f, "has_md5");
+}
+
+TEST(ControlMessageTest, StreamCountOutOfRangeIsRejected) {
+  for (std::uint16_t streams : std::initializer_list<std::uint16_t>{0, 65, 0xFFFF}) {
+    SinkOpen s = SampleSinkOpen();
+    s.params.streams = streams;
+    EXPECT_EQ(DecodeError(EncodeMessage(s)), ErrorCode::kProtocol) << streams;
+    SourceStart t = SampleSourceStart();
+    t.params.streams = streams;
+    EXPECT_EQ(DecodeError(EncodeMessage(t)), ErrorCode::kProtocol) << streams;
+  }
+}
+
+TEST(ControlMessageTest, BlockSizeOutOfRangeIsRejected) {
+  for (std::uint32_t block : {0u, 1u, 4095u, (64u << 20) + 1, 0xFFFFFFFFu}) {
+    SinkOpen s = SampleSinkOpen();
+    s.params.block_size = block;
+    EXPECT_EQ(DecodeError(EncodeMessage(s)), ErrorCode::kProtocol) << block;
+    SourceStart t = SampleSourceStart();
+    t.params.block_size = block;
+    EXPECT_EQ(DecodeError(EncodeMessage(t)), ErrorCode::kProtocol) << block;
+  }
+}
+
+TEST(ControlMessageTest, ErrorCodeOutOfRangeIsRejected) {
+  EXPECT_EQ(DecodeError(EncodeMessage(ErrorMessage{ErrorCode::kOk, "ok?"})), ErrorCode::kProtocol);
+  for (std::uint16_t code :
+       {static_cast<std::uint16_t>(kMaxErrorCode + 1), std::uint16_t{255}, std::uint16_t{0xFFFF}}) {
+    EXPECT_EQ(DecodeError(EncodeMessage(ErrorMessage{static_cast<ErrorCode>(code), "x"})),
+              ErrorCode::kProtocol)
+        << code;
+  }
+}
+
+TEST(ControlMessageTest, UnsafeEntryPathsAreRejected) {
+  const std::string unsafe[] = {
+      "../x", "/abs", "a//b", "a/./b", "",       std::string("x\0y", 3), "a/..", "..",
+      ".",    "./a",  "a/",   "/",     "a/../b", std::string(1, '\0')};
+  for (const auto& path : unsafe) {
+    EXPECT_EQ(DecodeError(OneEntryList(RegularEntry(0, path))), ErrorCode::kProtocol)
+        << "path \"" << path << "\" (" << path.size() << " bytes)";
+  }
+  EXPECT_NO_THROW(DecodeMessage(OneEntryList(RegularEntry(0, "a/b/c"))));
+}
+
+TEST(ControlMessageTest, UnsafePathInLaterEntryIsRejected) {
+  FileList m = SampleFileList();
+  m.entries.push_back(RegularEntry(4, "top/../../etc/passwd"));
+  EXPECT_EQ(DecodeError(EncodeMessage(m)), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, EntryPathTooLongIsRejected) {
+  EXPECT_EQ(DecodeError(OneEntryList(RegularEntry(0, std::string(kMaxPathLength + 1, 'a')))),
+            ErrorCode::kProtocol);
+  FileEntry link = RegularEntry(0, "l");
+  link.kind = FileKind::kSymlink;
+  link.size = 0;
+  link.link_target = std::string(kMaxPathLength + 1, 't');
+  EXPECT_EQ(DecodeError(OneEntryList(link)), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, UnknownFileKindIsRejected) {
+  for (std::uint8_t kind : std::initializer_list<std::uint8_t>{0, 5, 0xFF}) {
+    FileEntry e = RegularEntry(0, "f");
+    e.kind = static_cast<FileKind>(kind);
+    EXPECT_EQ(DecodeError(OneEntryList(e)), ErrorCode::kProtocol) << int{kind};
+  }
+}
+
+TEST(ControlMessageTest, ModeOutOfRangeIsRejected) {
+  FileEntry e = RegularEntry(0, "f");
+  e.mode = 07777;
+  EXPECT_NO_THROW(DecodeMessage(OneEntryList(e)));
+  for (std::uint32_t mode : {010000u, 0100644u, 0xFFFFFFFFu}) {
+    e.mode = mode;
+    EXPECT_EQ(DecodeError(OneEntryList(e)), ErrorCode::kProtocol) << mode;
+  }
+}
+
+TEST(ControlMessageTest, NanosecondsOutOfRangeAreRejected) {
+  FileEntry e = RegularEntry(0, "f");
+  e.mtime_nsec = 999999999u;
+  EXPECT_NO_THROW(DecodeMessage(OneEntryList(e)));
+  for (std::uint32_t nsec : {1000000000u, 1000000001u, 0xFFFFFFFFu}) {
+    e.mtime_nsec = nsec;
+    EXPECT_EQ(DecodeError(OneEntryList(e)), ErrorCode::kProtocol) << nsec;
+  }
+}
+
+TEST(ControlMessageTest, UnknownSizeOnlyOnStreams) {
+  for (FileKind kind : {FileKind::kRegular, FileKind::kDirectory, FileKind::kSymlink}) {
+    FileEntry e = RegularEntry(0, "f");
+    e.kind = kind;
+    e.size = kUnknownSize;
+    if (kind == FileKind::kSymlink) e.link_target = "t";
+    EXPECT_EQ(DecodeError(OneEntryList(e)), ErrorCode::kProtocol) << static_cast<int>(kind);
+  }
+  FileEntry s = RegularEntry(0, "f");
+  s.kind = FileKind::kStream;
+  s.size = kUnknownSize;
+  EXPECT_NO_THROW(DecodeMessage(OneEntryList(s)));
+}
+
+TEST(ControlMessageTest, LinkTargetOnlyOnLinks) {
+  for (FileKind kind : {FileKind::kRegular, FileKind::kDirectory, FileKind::kStream}) {
+    FileEntry e = RegularEntry(0, "f");
+    e.kind = kind;
+    e.link_target = "somewhere";
+    EXPECT_EQ(DecodeError(OneEntryList(e)), ErrorCode::kProtocol) << static_cast<int>(kind);
+  }
+  FileEntry link = RegularEntry(0, "f");
+  link.kind = FileKind::kSymlink;
+  link.link_target = "/absolute/is/fine/for/a/target";
+  EXPECT_NO_THROW(DecodeMessage(OneEntryList(link)));
+  link.link_target = std::string("bad\0target", 10);
+  EXPECT_EQ(DecodeError(OneEntryList(link)), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, RandomGarbageOnlyEverThrowsProtocolErrors) {
+  std::mt19937 rng(20240601);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_int_distribution<int> mode(0, 3);
+  const std::vector<ControlMessage> samples = AllSamples();
+  std::vector<Bytes> seeds;
+  for (const auto& m : samples) seeds.push_back(EncodeMessage(m));
+
+  int decoded = 0;
+  int failures = 0;
+  for (int iter = 0; iter < 20000 && failures < 5; ++iter) {
+    Bytes input;
+    switch (mode(rng)) {
+      case 0: {  // pure noise
+        std::size_t n = std::uniform_int_distribution<std::size_t>(0, 96)(rng);
+        for (std::size_t i = 0; i < n; ++i) input.push_back(static_cast<std::uint8_t>(byte(rng)));
+        break;
+      }
+      case 1: {  // a valid type, then noise
+        input = {0, static_cast<std::uint8_t>(std::uniform_int_distribution<int>(1, 14)(rng))};
+        std::size_t n = std::uniform_int_distribution<std::size_t>(0, 160)(rng);
+        for (std::size_t i = 0; i < n; ++i) {
+          // Mostly small bytes, so lengths and counts are often plausible.
+          int b = byte(rng);
+          input.push_back(static_cast<std::uint8_t>(b < 200 ? b % 3 : b));
+        }
+        break;
+      }
+      default: {  // a valid message with a few bytes changed, cut or extended
+        input = seeds[std::uniform_int_distribution<std::size_t>(0, seeds.size() - 1)(rng)];
+        int flips = std::uniform_int_distribution<int>(1, 4)(rng);
+        for (int i = 0; i < flips; ++i) {
+          std::size_t at = std::uniform_int_distribution<std::size_t>(0, input.size() - 1)(rng);
+          input[at] = static_cast<std::uint8_t>(byte(rng));
+        }
+        int cut = std::uniform_int_distribution<int>(0, 5)(rng);
+        if (cut == 0) input.resize(input.size() / 2);
+        if (cut == 1) input.push_back(static_cast<std::uint8_t>(byte(rng)));
+        break;
+      }
+    }
+    try {
+      ControlMessage m = DecodeMessage(input);
+      ++decoded;
+      // Whatever decodes must re-encode to something that decodes again.
+      ControlMessage again = DecodeMessage(EncodeMessage(m));
+      EXPECT_EQ(again.index(), m.index());
+    } catch (const BraidError& e) {
+      if (e.code() != ErrorCode::kProtocol) {
+        ++failures;
+        ADD_FAILURE() << "iteration " << iter << ": code " << ErrorName(e.code()) << ": "
+                      << e.what();
+      }
+    } catch (const std::exception& e) {
+      ++failures;
+      ADD_FAILURE() << "iteration " << iter << ": non-BraidError " << e.what();
+    } catch (...) {
+      ++failures;
+      ADD_FAILURE() << "iteration " << iter << ": unknown exception";
+    }
+  }
+  EXPECT_EQ(failures, 0);
+  // The mutation half must sometimes survive, or the fuzz never got past the type.
+  EXPECT_GT(decoded, 0);
+}
+
+// ---------------------------------------------------------------- IsSafeRelativePath
+
+TEST(IsSafeRelativePathTest, AcceptsPlainRelativeNames) {
+  for (std::string_view p : {"a", "a/b", "a/b/c", "top/sub/file.txt", ".hidden", "..a", "a..",
+                             "...", "a/.b", "a/..b", "a b/c d", "-", "a\\..\\b"}) {
+    EXPECT_TRUE(IsSafeRelativePath(p)) << p;
+  }
+  EXPECT_TRUE(IsSafeRelativePath(std::string(kMaxPathLength, 'x')));
+}
+
+TEST(IsSafeRelativePathTest, RejectsEscapesAndOddComponents) {
+  for (std::string_view p :
+       {"", "/", "//", "/a", "/a/b", "a/", "a//b", ".", "..", "./a", "a/.", "a/./b", "../a", "a/..",
+        "a/../b", "../../etc/passwd", "a/b/", "a///"}) {
+    EXPECT_FALSE(IsSafeRelativePath(p)) << "\"" << p << "\"";
+  }
+}
+
+TEST(IsSafeRelativePathTest, RejectsEmbeddedNul) {
+  EXPECT_FALSE(IsSafeRelativePath(std::string_view("x\0y", 3)));
+  EXPECT_FALSE(IsSafeRelativePath(std::string_view("\0", 1)));
+  EXPECT_FALSE(IsSafeRelativePath(std::string_view("abc\0", 4)));
+  EXPECT_FALSE(IsSafeRelativePath(std::string_view("a/\0/b", 5)));
+}
+
+}  // namespace
+}  // namespace braid
