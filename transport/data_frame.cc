@@ -1,6 +1,6 @@
 #include "transport/data_frame.h"
 
-#include <zlib.h>
+#include <xxhash.h>
 
 #include <limits>
 
@@ -17,8 +17,9 @@ FrameHeaderBytes EncodeFrameHeader(const FrameHeader& h) {
   w.U32(h.file_id);
   w.U32(h.length);
   w.U64(h.offset);
-  w.U32(h.crc32);
   w.U32(h.raw_length);
+  w.U32(0);
+  w.U64(h.checksum);
   FrameHeaderBytes out{};
   std::copy(w.data().begin(), w.data().end(), out.begin());
   return out;
@@ -34,10 +35,11 @@ FrameHeader DecodeFrameHeader(std::span<const std::uint8_t> bytes, std::uint32_t
   h.file_id = r.U32();
   h.length = r.U32();
   h.offset = r.U64();
-  h.crc32 = r.U32();
   h.raw_length = r.U32();
+  std::uint32_t reserved2 = r.U32();
+  h.checksum = r.U64();
   r.ExpectEnd();
-  if (reserved != 0 || (h.flags & ~kKnownFlags) != 0) {
+  if (reserved != 0 || reserved2 != 0 || (h.flags & ~kKnownFlags) != 0) {
     WireReader::Fail("data frame has unknown flags");
   }
   switch (type) {
@@ -75,8 +77,8 @@ FrameHeader DecodeFrameHeader(std::span<const std::uint8_t> bytes, std::uint32_t
   return h;
 }
 
-std::uint32_t PayloadCrc(std::span<const std::uint8_t> payload) {
-  return static_cast<std::uint32_t>(crc32_z(0, payload.data(), payload.size()));
+std::uint64_t PayloadChecksum(std::span<const std::uint8_t> payload) {
+  return XXH3_64bits(payload.data(), payload.size());
 }
 
 }  // namespace braid

@@ -85,7 +85,7 @@ void SinkSession::Impl::ReceiveData(DataSocket& socket, const FrameHeader& h,
   BufferRef buffer = pool->Acquire();
   if (!buffer) return;
   socket.ReadExact(buffer->data(), h.length);
-  if (PayloadCrc({buffer->data(), h.length}) != h.crc32) {
+  if (PayloadChecksum({buffer->data(), h.length}) != h.checksum) {
     throw BraidError(ErrorCode::kIntegrity,
                      "block checksum mismatch from " + socket.peer() + " for " +
                          Where(files->file(h.file_id).final_path) + " at offset " +
@@ -114,7 +114,7 @@ void SinkSession::Impl::Receive(DataSocket& socket, TransferState& state) {
       case FrameType::kFileEnd: {
         Md5Value md5{};
         if (h.length > 0) socket.ReadExact(md5.data(), md5.size());
-        if (PayloadCrc({md5.data(), h.length}) != h.crc32) {
+        if (PayloadChecksum({md5.data(), h.length}) != h.checksum) {
           throw BraidError(ErrorCode::kIntegrity, "file-end checksum mismatch from " + socket.peer());
         }
         std::optional<Md5Value> have;

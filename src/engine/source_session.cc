@@ -99,7 +99,7 @@ void SourceSession::Impl::ReadAll(TransferState& state) {
         hash_queue.Push(HashItem{step->file_id, nullptr, 0, step->offset});
       } else {
         OutFrame end;
-        end.header = {FrameType::kFileEnd, 0, step->file_id, 0, step->offset, 0, 0};
+        end.header = {.type = FrameType::kFileEnd, .file_id = step->file_id, .offset = step->offset};
         send_queue.Push(std::move(end));
       }
       continue;
@@ -128,7 +128,11 @@ void SourceSession::Impl::ReadAll(TransferState& state) {
     }
     if (got == 0) continue;
     OutFrame frame;
-    frame.header = {FrameType::kData, 0, step->file_id, got, step->offset, 0, got};
+    frame.header = {.type = FrameType::kData,
+                    .file_id = step->file_id,
+                    .length = got,
+                    .offset = step->offset,
+                    .raw_length = got};
     frame.buffer = buffer;
     if (start.params.md5) hash_queue.Push(HashItem{step->file_id, buffer, got, 0});
     send_queue.Push(std::move(frame));
@@ -148,7 +152,11 @@ void SourceSession::Impl::HashAll(TransferState& state) {
       continue;
     }
     OutFrame end;
-    end.header = {FrameType::kFileEnd, kFlagHasMd5, item->file_id, 16, item->end_size, 0, 0};
+    end.header = {.type = FrameType::kFileEnd,
+                  .flags = kFlagHasMd5,
+                  .file_id = item->file_id,
+                  .length = 16,
+                  .offset = item->end_size};
     end.md5 = digest.Finish();
     send_queue.Push(std::move(end));
   }
@@ -160,14 +168,14 @@ void SourceSession::Impl::SendAll(DataSocket& socket, TransferState& state) {
   while (std::optional<OutFrame> frame = send_queue.Pop()) {
     if (frame->header.type == FrameType::kData) {
       std::span<const std::uint8_t> payload(frame->buffer->data(), frame->header.length);
-      frame->header.crc32 = PayloadCrc(payload);
+      frame->header.checksum = PayloadChecksum(payload);
       socket.SendFrame(frame->header, payload);
       frame->buffer.reset();
       state.bytes.fetch_add(frame->header.length);
     } else {
       std::span<const std::uint8_t> md5;
       if ((frame->header.flags & kFlagHasMd5) != 0) md5 = frame->md5;
-      frame->header.crc32 = PayloadCrc(md5);
+      frame->header.checksum = PayloadChecksum(md5);
       socket.SendFrame(frame->header, md5);
     }
   }
@@ -175,7 +183,7 @@ void SourceSession::Impl::SendAll(DataSocket& socket, TransferState& state) {
   // Every stream is connected before the first frame goes out, so the count
   // tells the sink how many stream ends to wait for.
   auto count = static_cast<std::uint32_t>(sockets.size());
-  socket.SendFrame(FrameHeader{FrameType::kStreamEnd, 0, count, 0, 0, 0, 0}, {});
+  socket.SendFrame(FrameHeader{.type = FrameType::kStreamEnd, .file_id = count}, {});
   ::shutdown(socket.fd(), SHUT_WR);
   // Wait for the sink to close, so the last frames are read before we go.
   std::uint8_t byte;

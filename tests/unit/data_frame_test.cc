@@ -1,0 +1,315 @@
+#include "transport/data_frame.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+#include "braid/error.h"
+
+namespace braid {
+namespace {
+
+constexpr std::uint32_t kMaxPayload = 1u << 20;
+constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
+
+ErrorCode DecodeError(const FrameHeaderBytes& bytes, std::uint32_t max_payload = kMaxPayload) {
+  try {
+    DecodeFrameHeader(bytes, max_payload);
+    ADD_FAILURE() << "header accepted";
+  } catch (const BraidError& e) {
+    return e.code();
+  }
+  return ErrorCode::kOk;
+}
+
+ErrorCode DecodeError(const FrameHeader& h, std::uint32_t max_payload = kMaxPayload) {
+  return DecodeError(EncodeFrameHeader(h), max_payload);
+}
+
+FrameHeader DataHeader() {
+  FrameHeader h;
+  h.type = FrameType::kData;
+  h.flags = 0;
+  h.file_id = 0x01020304;
+  h.length = 4096;
+  h.offset = 0x0000123456789000ull;
+  h.checksum = 0xCAFEBABEDEADBEEFull;
+  h.raw_length = 4096;
+  return h;
+}
+
+void ExpectHeaderEq(const FrameHeader& a, const FrameHeader& b) {
+  EXPECT_EQ(a.type, b.type);
+  EXPECT_EQ(a.flags, b.flags);
+  EXPECT_EQ(a.file_id, b.file_id);
+  EXPECT_EQ(a.length, b.length);
+  EXPECT_EQ(a.offset, b.offset);
+  EXPECT_EQ(a.checksum, b.checksum);
+  EXPECT_EQ(a.raw_length, b.raw_length);
+}
+
+FrameHeader RoundTrip(const FrameHeader& h, std::uint32_t max_payload = kMaxPayload) {
+  return DecodeFrameHeader(EncodeFrameHeader(h), max_payload);
+}
+
+TEST(DataFrameTest, LayoutIsBigEndianAndFortyBytes) {
+  FrameHeaderBytes b = EncodeFrameHeader(DataHeader());
+  ASSERT_EQ(b.size(), kFrameHeaderSize);
+  const std::vector<std::uint8_t> expected = {0x42, 0x52, 0x44, 0x46,  // "BRDF"
+                                              0x01, 0x00, 0x00, 0x00,  // type, flags, reserved
+                                              0x01, 0x02, 0x03, 0x04,  // file id
+                                              0x00, 0x00, 0x10, 0x00,  // length
+                                              0x00, 0x00, 0x12, 0x34,
+                                              0x56, 0x78, 0x90, 0x00,  // offset
+                                              0x00, 0x00, 0x10, 0x00,  // raw length
+                                              0x00, 0x00, 0x00, 0x00,  // reserved
+                                              0xCA, 0xFE, 0xBA, 0xBE,
+                                              0xDE, 0xAD, 0xBE, 0xEF};  // checksum
+  EXPECT_EQ(std::vector<std::uint8_t>(b.begin(), b.end()), expected);
+}
+
+TEST(DataFrameTest, DataRoundTrip) {
+  FrameHeader h = DataHeader();
+  ExpectHeaderEq(RoundTrip(h), h);
+}
+
+TEST(DataFrameTest, CompressedDataRoundTrip) {
+  FrameHeader h = DataHeader();
+  h.flags = kFlagCompressed;
+  h.length = 100;
+  h.raw_length = kMaxPayload;
+  ExpectHeaderEq(RoundTrip(h), h);
+}
+
+TEST(DataFrameTest, DataLengthBoundaries) {
+  FrameHeader h = DataHeader();
+  h.length = h.raw_length = 1;
+  ExpectHeaderEq(RoundTrip(h), h);
+  h.length = h.raw_length = kMaxPayload;
+  ExpectHeaderEq(RoundTrip(h), h);
+}
+
+TEST(DataFrameTest, DataAtTheLastPossibleOffset) {
+  FrameHeader h = DataHeader();
+  h.length = h.raw_length = 16;
+  h.offset = kU64Max - 16;
+  ExpectHeaderEq(RoundTrip(h), h);
+}
+
+TEST(DataFrameTest, FileEndRoundTrip) {
+  FrameHeader h;
+  h.type = FrameType::kFileEnd;
+  h.file_id = 9;
+  h.offset = 0xFFFFFFFFFFull;  // the final size
+  h.length = 0;
+  h.checksum = 0;
+  ExpectHeaderEq(RoundTrip(h), h);
+
+  h.flags = kFlagHasMd5;
+  h.length = 16;
+  h.checksum = 0x12345678;
+  ExpectHeaderEq(RoundTrip(h), h);
+
+  h.offset = 0;  // an empty file
+  ExpectHeaderEq(RoundTrip(h), h);
+}
+
+TEST(DataFrameTest, StreamEndRoundTrip) {
+  for (std::uint32_t count : {1u, 2u, 63u, kMaxStreamCount}) {
+    FrameHeader h;
+    h.type = FrameType::kStreamEnd;
+    h.file_id = count;
+    ExpectHeaderEq(RoundTrip(h), h);
+  }
+}
+
+TEST(DataFrameTest, BadMagicIsRejected) {
+  FrameHeaderBytes b = EncodeFrameHeader(DataHeader());
+  for (std::size_t i = 0; i < 4; ++i) {
+    FrameHeaderBytes bad = b;
+    bad[i] ^= 0x20;
+    EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol) << i;
+  }
+}
+
+TEST(DataFrameTest, UnknownTypeIsRejected) {
+  for (std::uint8_t type :
+       {std::uint8_t{0}, std::uint8_t{4}, std::uint8_t{0x81}, std::uint8_t{0xFF}}) {
+    FrameHeaderBytes b = EncodeFrameHeader(DataHeader());
+    b[4] = type;
+    EXPECT_EQ(DecodeError(b), ErrorCode::kProtocol) << int{type};
+  }
+}
+
+TEST(DataFrameTest, ReservedBitsAreRejected) {
+  for (std::size_t at : {std::size_t{6}, std::size_t{7}, std::size_t{28}, std::size_t{31}}) {
+    for (std::uint8_t bit = 1; bit != 0; bit = static_cast<std::uint8_t>(bit << 1)) {
+      FrameHeaderBytes b = EncodeFrameHeader(DataHeader());
+      b[at] = bit;
+      EXPECT_EQ(DecodeError(b), ErrorCode::kProtocol) << "byte " << at << " bit " << int{bit};
+    }
+  }
+}
+
+TEST(DataFrameTest, UnknownFlagsAreRejected) {
+  for (std::uint8_t bit = 0x04; bit != 0; bit = static_cast<std::uint8_t>(bit << 1)) {
+    FrameHeader h = DataHeader();
+    h.flags = bit;
+    EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol) << int{bit};
+    FrameHeader end;
+    end.type = FrameType::kFileEnd;
+    end.flags = bit;
+    EXPECT_EQ(DecodeError(end), ErrorCode::kProtocol) << int{bit};
+  }
+}
+
+TEST(DataFrameTest, WrongHeaderSizeIsRejected) {
+  FrameHeaderBytes b = EncodeFrameHeader(DataHeader());
+  std::vector<std::uint8_t> shorter(b.begin(), b.end() - 1);
+  EXPECT_THROW(DecodeFrameHeader(shorter, kMaxPayload), BraidError);
+  std::vector<std::uint8_t> longer(b.begin(), b.end());
+  longer.push_back(0);
+  try {
+    DecodeFrameHeader(longer, kMaxPayload);
+    ADD_FAILURE() << "33-byte header accepted";
+  } catch (const BraidError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kProtocol);
+  }
+  EXPECT_THROW(DecodeFrameHeader(std::span<const std::uint8_t>{}, kMaxPayload), BraidError);
+}
+
+TEST(DataFrameTest, DataLengthOutOfRangeIsRejected) {
+  FrameHeader h = DataHeader();
+  h.length = h.raw_length = 0;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h.length = h.raw_length = kMaxPayload + 1;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h.length = h.raw_length = 0xFFFFFFFFu;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  // The limit is the caller's, not a constant.
+  h.length = h.raw_length = 4096;
+  EXPECT_EQ(DecodeError(h, 4095), ErrorCode::kProtocol);
+  EXPECT_NO_THROW(DecodeFrameHeader(EncodeFrameHeader(h), 4096));
+}
+
+TEST(DataFrameTest, CompressedLengthsOutOfRangeAreRejected) {
+  FrameHeader h = DataHeader();
+  h.flags = kFlagCompressed;
+  h.length = 10;
+  h.raw_length = 0;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h.raw_length = kMaxPayload + 1;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h.length = 0;
+  h.raw_length = 10;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h.length = kMaxPayload + 1;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+}
+
+TEST(DataFrameTest, UncompressedWithTwoLengthsIsRejected) {
+  FrameHeader h = DataHeader();
+  h.length = 100;
+  h.raw_length = 101;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h.raw_length = 99;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+}
+
+TEST(DataFrameTest, DataWithMd5FlagIsRejected) {
+  FrameHeader h = DataHeader();
+  h.flags = kFlagHasMd5;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+}
+
+TEST(DataFrameTest, OffsetOverflowIsRejected) {
+  FrameHeader h = DataHeader();
+  h.length = h.raw_length = 16;
+  h.offset = kU64Max - 15;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h.offset = kU64Max;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  // Compressed: the bytes written are raw_length, so that is what must fit.
+  h.flags = kFlagCompressed;
+  h.length = 1;
+  h.raw_length = 1000;
+  h.offset = kU64Max - 999;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h.offset = kU64Max - 1000;
+  EXPECT_NO_THROW(RoundTrip(h));
+}
+
+TEST(DataFrameTest, FileEndWithWrongLengthIsRejected) {
+  FrameHeader h;
+  h.type = FrameType::kFileEnd;
+  h.file_id = 1;
+  h.offset = 10;
+  h.length = 16;  // an MD5's worth, but not flagged
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h.flags = kFlagHasMd5;
+  h.length = 0;  // flagged, but no MD5
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  for (std::uint32_t len : {1u, 15u, 17u, 32u}) {
+    h.length = len;
+    EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol) << len;
+  }
+}
+
+TEST(DataFrameTest, FileEndMalformedOtherwiseIsRejected) {
+  FrameHeader h;
+  h.type = FrameType::kFileEnd;
+  h.flags = kFlagCompressed;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h.flags = 0;
+  h.raw_length = 5;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+}
+
+TEST(DataFrameTest, StreamEndWithBadCountIsRejected) {
+  for (std::uint32_t count : {0u, kMaxStreamCount + 1, 0xFFFFFFFFu}) {
+    FrameHeader h;
+    h.type = FrameType::kStreamEnd;
+    h.file_id = count;
+    EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol) << count;
+  }
+}
+
+TEST(DataFrameTest, StreamEndWithPayloadOrFieldsIsRejected) {
+  FrameHeader base;
+  base.type = FrameType::kStreamEnd;
+  base.file_id = 4;
+  FrameHeader h = base;
+  h.length = 1;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h = base;
+  h.raw_length = 1;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h = base;
+  h.offset = 1;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h = base;
+  h.flags = kFlagHasMd5;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h = base;
+  h.flags = kFlagCompressed;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+}
+
+TEST(DataFrameTest, PayloadChecksumIsXxh3Of64Bits) {
+  // XXH3-64 of the empty input, as the xxHash specification gives it.
+  EXPECT_EQ(PayloadChecksum(std::span<const std::uint8_t>{}), 0x2D06800538D394C2ull);
+  const std::vector<std::uint8_t> zeros(4096, 0);
+  std::vector<std::uint8_t> flipped = zeros;
+  for (std::size_t bit : {std::size_t{0}, std::size_t{17 * 8 + 3}, std::size_t{4095 * 8 + 7}}) {
+    flipped = zeros;
+    flipped[bit / 8] = static_cast<std::uint8_t>(1u << (bit % 8));
+    EXPECT_NE(PayloadChecksum(flipped), PayloadChecksum(zeros)) << "bit " << bit;
+  }
+  EXPECT_EQ(PayloadChecksum(zeros), PayloadChecksum(std::vector<std::uint8_t>(4096, 0)));
+}
+
+}  // namespace
+}  // namespace braid
