@@ -1,0 +1,45 @@
+#pragma once
+/// Host key verification against OpenSSH known_hosts files, with OpenSSH's
+/// rules: a key for `host` (port 22) or `[host]:port` must match; an unknown
+/// key is refused unless the user accepts new keys; a changed key is always
+/// refused.
+
+#include <libssh2.h>
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace braid {
+
+/// Which server, and which files to check it against.
+struct HostKeyCheck {
+  std::string display_host;  ///< the alias as typed, for messages
+  std::string hostname;      ///< the name known_hosts is keyed by (config HostName)
+  int port = 22;
+  std::string user_known_hosts;  ///< ~/.ssh/known_hosts; new keys are appended here
+  std::vector<std::string> system_known_hosts{"/etc/ssh/ssh_known_hosts"};
+  bool accept_new = false;  ///< record an unknown key (never a changed one)
+};
+
+/// `host` for port 22, else `[host]:port`: the form ssh writes and looks up.
+std::string KnownHostsName(std::string_view host, int port);
+
+/// OpenSSH's "SHA256:..." form of a SHA-256 digest: base64 without padding.
+std::string Sha256Fingerprint(std::span<const unsigned char> digest);
+
+/// Before the handshake: orders the host key algorithms as ssh does, types
+/// known_hosts already holds for this host first, then ed25519, ecdsa, rsa,
+/// so a server with several keys is not reported as unknown merely for
+/// offering another type. Certificate types are never offered.
+void PreferKnownHostKeyTypes(LIBSSH2_SESSION* session, const HostKeyCheck& check);
+
+/// After the handshake: returns if the key is known. Otherwise throws
+/// BraidError(kHostKeyUnknown) or (kHostKeyChanged) with the fingerprint and
+/// the fix, or, with accept_new and an unknown key, appends it to
+/// user_known_hosts (creating ~/.ssh 0700 and the file 0600) and notes that on
+/// stderr.
+void VerifyHostKey(LIBSSH2_SESSION* session, const HostKeyCheck& check);
+
+}  // namespace braid
