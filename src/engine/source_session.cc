@@ -1,6 +1,8 @@
 #include "engine/source_session.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -46,6 +48,9 @@ struct SourceSession::Impl {
   BlockingQueue<HashItem> hash_queue;
   std::unique_ptr<BufferPool> pool;
   std::vector<std::unique_ptr<DataSocket>> sockets;
+  /// Readable once the transfer is aborted: wakes a reader blocked on a pipe
+  /// or terminal that may never deliver another byte.
+  UniqueFd abort_event{::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)};
 
   void ReadAll(TransferState& state);
   void HashAll(TransferState& state);
@@ -71,6 +76,12 @@ std::uint32_t SourceSession::Impl::ReadBlock(int fd, const SourceFile& f, const 
   bool seekable = f.entry.kind == FileKind::kRegular;
   std::uint32_t got = 0;
   while (got < step.length) {
+    if (!seekable) {
+      pollfd fds[2] = {{fd, POLLIN, 0}, {abort_event.get(), POLLIN, 0}};
+      if (::poll(fds, 2, -1) < 0 && errno != EINTR) ReadFailed(f, errno);
+      if (fds[1].revents != 0) return got;  // aborted; the caller sees the failure
+      if (fds[0].revents == 0) continue;
+    }
     ssize_t n = seekable ? ::pread(fd, out + got, step.length - got,
                                    static_cast<off_t>(step.offset + got))
                          : ::read(fd, out + got, step.length - got);
@@ -119,6 +130,7 @@ void SourceSession::Impl::ReadAll(TransferState& state) {
     BufferRef buffer = pool->Acquire();
     if (!buffer) break;
     std::uint32_t got = ReadBlock(fd.get(), f, *step, buffer->data());
+    if (state.failed()) break;
     if (f.entry.size == kUnknownSize) {
       scheduler.Delivered(got);
     } else if (got < step->length) {
@@ -214,6 +226,8 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   std::size_t buffers = 2 * s.sockets.size() + (p.md5 ? 8 : 4);
   s.pool = std::make_unique<BufferPool>(p.block_size, buffers);
   state_.OnAbort([&s] {
+    std::uint64_t one = 1;
+    (void)!::write(s.abort_event.get(), &one, sizeof one);
     s.send_queue.Abort();
     s.hash_queue.Abort();
     s.pool->Close();

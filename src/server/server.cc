@@ -3,6 +3,9 @@
 #include <sys/utsname.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
 #include <cstdlib>
 #include <thread>
 
@@ -16,6 +19,7 @@ namespace {
 
 constexpr std::size_t kEntriesPerMessage = 4096;
 constexpr auto kProgressInterval = std::chrono::milliseconds(200);
+constexpr auto kStopGrace = std::chrono::seconds(15);
 
 std::string NodeName() {
   utsname u{};
@@ -186,6 +190,9 @@ class Server {
       reporter.join();
       if (e.code() != ErrorCode::kInterrupted) SendError(e);
     }
+    std::lock_guard lock(done_mutex_);
+    work_done_ = true;
+    done_cv_.notify_all();
   }
 
   void SendError(const BraidError& e) {
@@ -199,6 +206,15 @@ class Server {
   void StopWork(const std::string& why) {
     if (source_) source_->Abort(why);
     if (sink_) sink_->Abort(why);
+    // A thread stuck writing to a pipe nobody reads cannot be woken; it must
+    // not keep this process (and the agent waiting on it) alive forever.
+    std::unique_lock lock(done_mutex_);
+    if (worker_.joinable() &&
+        !done_cv_.wait_for(lock, kStopGrace, [this] { return work_done_; })) {
+      std::fprintf(stderr, "braid --serve: a transfer thread did not stop; exiting\n");
+      std::_Exit(1);
+    }
+    lock.unlock();
     JoinWork();
   }
   void JoinWork() {
@@ -212,6 +228,9 @@ class Server {
   std::unique_ptr<SourceSession> source_;
   std::unique_ptr<SinkSession> sink_;
   std::thread worker_;
+  std::mutex done_mutex_;
+  std::condition_variable done_cv_;
+  bool work_done_ = false;
 };
 
 }  // namespace

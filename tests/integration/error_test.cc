@@ -257,23 +257,38 @@ TEST_F(ErrorTest, InterruptedExit130LeavesNothing) {
   EXPECT_NE(err.find("interrupted by SIGINT"), std::string::npos) << err;
 
   // A file target interrupted mid-copy leaves neither it nor its partial file.
-  std::string big = dir + "/big";
-  WritePatternFile(big, 512u << 20, 9);
+  // The source is a pipe the test holds open, so the copy is surely unfinished.
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
   pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
+    ::dup2(pipe_fds[0], STDIN_FILENO);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
     ::setenv("HOME", sshd.home().c_str(), 1);
-    ::execl(BRAID_BINARY, "braid", "-s", "1", "-B", "64K", big.c_str(),
-            (sshd.alias() + ":" + target).c_str(), static_cast<char*>(nullptr));
+    ::execl(BRAID_BINARY, "braid", "-", (sshd.alias() + ":" + target).c_str(),
+            static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  ::close(pipe_fds[0]);
+  std::string chunk(1u << 20, 'z');
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(::write(pipe_fds[1], chunk.data(), chunk.size()), static_cast<ssize_t>(chunk.size()));
+  }
+  for (int i = 0; i < 100 && !Exists(target + ".braid-part"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(Exists(target + ".braid-part")) << "the copy never started";
   ::kill(pid, SIGTERM);
   ::waitpid(pid, &status, 0);
+  ::close(pipe_fds[1]);
   ASSERT_TRUE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 0) GTEST_SKIP() << "copy finished before the signal";
   EXPECT_EQ(WEXITSTATUS(status), 130);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // remote cleanup
+  // The remote server removes its partial file as it stops; give it a moment.
+  for (int i = 0; i < 100 && Exists(target + ".braid-part"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   ExpectNothingLeft(target);
 }
 
