@@ -281,21 +281,10 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
     s.cv.notify_all();
   });
 
-  auto guarded = [this](auto fn) {
-    return [this, fn]() {
-      try {
-        fn();
-      } catch (const BraidError& e) {
-        state_.Fail(e);
-      } catch (const std::exception& e) {
-        state_.Fail(BraidError(ErrorCode::kInternal, e.what()));
-      }
-    };
-  };
 
   callbacks.ready(SinkReady{{s.listener->address()}, s.listener->port()});
 
-  std::thread acceptor(guarded([&] {
+  std::thread acceptor(state_.Guarded([&] {
     s.listener->Run(p.secret, p.session, p.streams, kAcceptDeadline,
                     [&](AuthenticatedStream stream) {
                       std::lock_guard lock(s.mutex);
@@ -304,12 +293,12 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
                           std::make_unique<DataSocket>(std::move(stream.fd), stream.peer));
                       DataSocket* raw = s.sockets.back().get();
                       state_.streams = static_cast<std::uint16_t>(s.sockets.size());
-                      s.receivers.emplace_back(guarded([&, raw] { s.Receive(*raw, state_); }));
+                      s.receivers.emplace_back(state_.Guarded([&, raw] { s.Receive(*raw, state_); }));
                     });
   }));
-  std::thread committer(guarded([&] { s.CommitAll(callbacks); }));
+  std::thread committer(state_.Guarded([&] { s.CommitAll(callbacks); }));
   std::thread verifier;
-  if (p.md5 && !s.ordered) verifier = std::thread(guarded([&] { s.Verify(state_); }));
+  if (p.md5 && !s.ordered) verifier = std::thread(state_.Guarded([&] { s.Verify(state_); }));
 
   {
     std::unique_lock lock(s.mutex);

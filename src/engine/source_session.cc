@@ -234,23 +234,12 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
     for (auto& sock : s.sockets) sock->Shutdown();
   });
 
-  auto guarded = [this](auto&& fn) {
-    return [this, fn]() {
-      try {
-        fn();
-      } catch (const BraidError& e) {
-        state_.Fail(e);
-      } catch (const std::exception& e) {
-        state_.Fail(BraidError(ErrorCode::kInternal, e.what()));
-      }
-    };
-  };
   std::vector<std::thread> threads;
-  threads.emplace_back(guarded([&] { s.ReadAll(state_); }));
-  if (p.md5) threads.emplace_back(guarded([&] { s.HashAll(state_); }));
+  threads.emplace_back(state_.Guarded([&] { s.ReadAll(state_); }));
+  if (p.md5) threads.emplace_back(state_.Guarded([&] { s.HashAll(state_); }));
   for (auto& sock : s.sockets) {
     DataSocket* raw = sock.get();
-    threads.emplace_back(guarded([&, raw] { s.SendAll(*raw, state_); }));
+    threads.emplace_back(state_.Guarded([&, raw] { s.SendAll(*raw, state_); }));
   }
   for (auto& t : threads) t.join();
   if (auto e = state_.error()) throw *e;

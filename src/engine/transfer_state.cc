@@ -33,6 +33,18 @@ void TransferState::OnAbort(std::function<void()> hook) {
   if (run_now) hook();
 }
 
+std::function<void()> TransferState::Guarded(std::function<void()> body) {
+  return [this, body = std::move(body)] {
+    try {
+      body();
+    } catch (const BraidError& e) {
+      Fail(e);
+    } catch (const std::exception& e) {
+      Fail(BraidError(ErrorCode::kInternal, e.what()));
+    }
+  };
+}
+
 void TransferState::RunHooks() {
   std::vector<std::function<void()>> hooks;
   {

@@ -27,6 +27,10 @@ class TransferState {
   /// Called once on failure or abort: close queues, shut sockets down.
   void OnAbort(std::function<void()> hook);
 
+  /// Wraps a thread body so that whatever it throws fails the transfer
+  /// (waking every other thread) instead of ending the process.
+  std::function<void()> Guarded(std::function<void()> body);
+
   std::atomic<std::uint64_t> bytes{0};
   std::atomic<std::uint64_t> files_done{0};
   std::atomic<std::uint16_t> streams{0};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "braid/error.h"
+#include "thrown_code.h"
 #include "security/session_secret.h"
 
 namespace braid {
@@ -16,17 +17,6 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-/// Returns the code of the BraidError `fn` throws; fails the test if none.
-template <typename Fn>
-ErrorCode ThrownCode(Fn fn) {
-  try {
-    fn();
-  } catch (const BraidError& e) {
-    return e.code();
-  }
-  ADD_FAILURE() << "handshake step accepted";
-  return ErrorCode::kOk;
-}
 
 Bytes Prefix(const Bytes& b, std::size_t n) {
   return Bytes(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n));

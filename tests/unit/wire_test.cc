@@ -9,23 +9,13 @@
 #include <vector>
 
 #include "braid/error.h"
+#include "thrown_code.h"
 
 namespace braid {
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-/// Runs `fn` and returns the code of the BraidError it throws; fails the test if none.
-template <typename Fn>
-ErrorCode ThrownCode(Fn fn) {
-  try {
-    fn();
-  } catch (const BraidError& e) {
-    return e.code();
-  }
-  ADD_FAILURE() << "no BraidError thrown";
-  return ErrorCode::kOk;
-}
 
 TEST(WireTest, IntegersAreBigEndian) {
   WireWriter w;
