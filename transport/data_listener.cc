@@ -26,6 +26,7 @@ struct AcceptState {
   std::atomic<int>& rejected;
   tcp::acceptor& acceptor;
   asio::io_context& io;
+  const SocketTuning& tuning;
   std::vector<bool> taken;
   std::uint16_t delivered = 0;
 
@@ -61,9 +62,9 @@ class ListenerHandshake : public std::enable_shared_from_this<ListenerHandshake>
     socket_.close(ignored);
   }
   void Reject() {
+    state_.Reject();  // counted before the peer can see the close
     timer_.cancel();
     Close();
-    state_.Reject();
   }
 
   void OnHello(boost::system::error_code ec) {
@@ -131,7 +132,12 @@ class ListenerHandshake : public std::enable_shared_from_this<ListenerHandshake>
 void AcceptLoop(AcceptState& state) {
   state.acceptor.async_accept([&state](boost::system::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !state.acceptor.is_open()) return;
-    if (!ec) std::make_shared<ListenerHandshake>(std::move(socket), state)->Start();
+    if (!ec) {
+      // Linux copies TOS and congestion control from the listener, but not every
+      // kernel does; setting them again costs two system calls per stream.
+      ApplySocketTuning(socket.native_handle(), state.tuning);
+      std::make_shared<ListenerHandshake>(std::move(socket), state)->Start();
+    }
     AcceptLoop(state);
   });
 }
@@ -141,6 +147,7 @@ void AcceptLoop(AcceptState& state) {
 struct DataListener::Impl {
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
+  SocketTuning tuning;
 };
 
 DataListener::DataListener(const std::string& address, const SocketTuning& tuning)
@@ -159,6 +166,8 @@ DataListener::DataListener(const std::string& address, const SocketTuning& tunin
   };
   impl_->acceptor.open(endpoint.protocol(), ec);
   if (ec) fail("socket");
+  impl_->tuning = tuning;
+  // Before listen, so the SYN-ACK is marked and the window scale covers the buffers.
   ApplySocketTuning(impl_->acceptor.native_handle(), tuning);
   impl_->acceptor.bind(endpoint, ec);
   if (ec) fail("bind");
@@ -176,8 +185,8 @@ std::uint16_t DataListener::port() const {
 void DataListener::Run(const Secret& secret, const SessionId& session, std::uint16_t limit,
                        std::chrono::steady_clock::duration deadline,
                        const std::function<void(AuthenticatedStream)>& on_stream) {
-  AcceptState state{secret,          session, limit, on_stream, rejected_, impl_->acceptor,
-                    impl_->io,       std::vector<bool>(limit, false)};
+  AcceptState state{secret,    session,       limit, on_stream, rejected_, impl_->acceptor,
+                    impl_->io, impl_->tuning, std::vector<bool>(limit, false)};
   asio::steady_timer timer(impl_->io);
   timer.expires_after(deadline);
   timer.async_wait([&state](boost::system::error_code ec) {
