@@ -25,6 +25,8 @@ struct FileEntry {
   std::uint32_t mode = 0644;
   std::int64_t mtime_sec = 0;
   std::uint32_t mtime_nsec = 0;
+  std::uint32_t uid = 0;    ///< numeric owner, applied with -p when the sink runs as root
+  std::uint32_t gid = 0;
   std::string link_target;  ///< for kSymlink
 };
 

@@ -47,6 +47,12 @@ void ProgressDisplay::Update(double now_s, std::uint64_t bytes) {
   std::fflush(stderr);
 }
 
+void ProgressDisplay::Complete(double now_s, std::uint64_t bytes) {
+  next_s_ = 0;  // draw now, whatever the period
+  if (mode_ == Mode::kBar || (mode_ == Mode::kLines && now_s >= interval_s_)) Update(now_s, bytes);
+  Finish();
+}
+
 void ProgressDisplay::Finish() {
   if (mode_ == Mode::kBar && drawn_) {
     std::fputc('\n', stderr);

@@ -15,7 +15,10 @@ class ProgressDisplay {
   ProgressDisplay(double interval_s, std::optional<std::uint64_t> total);
   /// Called often (every ~100 ms) with the bytes done so far.
   void Update(double now_s, std::uint64_t bytes);
-  /// Clears the bar and, if anything was shown, leaves the cursor on a new line.
+  /// Shows the final state (a full bar, or a last -P line) and leaves the
+  /// cursor on a new line.
+  void Complete(double now_s, std::uint64_t bytes);
+  /// Leaves the cursor on a new line if a bar was drawn (on failure).
   void Finish();
   bool active() const { return mode_ != Mode::kSilent; }
   double average_rate() const { return meter_.AverageRate(); }

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <set>
 
 #include "braid/error.h"
 
@@ -87,6 +88,12 @@ void SinkFiles::Prepare(bool force) {
         if (exists && ::unlink(path.c_str()) != 0) Fail(path, errno);
         if (::symlink(f.entry.link_target.c_str(), path.c_str()) != 0) {
           Fail(path, errno);
+        }
+        if (preserve_) {
+          if (::geteuid() == 0) ::lchown(path.c_str(), f.entry.uid, f.entry.gid);
+          timespec times[2] = {{f.entry.mtime_sec, static_cast<long>(f.entry.mtime_nsec)},
+                               {f.entry.mtime_sec, static_cast<long>(f.entry.mtime_nsec)}};
+          ::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW);
         }
         f.committed = true;
         break;
@@ -219,11 +226,12 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
     return;
   }
   int fd = OpenPartial(id);  // a zero-byte file was never opened by a block
-  // Data reaches the disk before the name does, so a crash can never leave a
-  // short file under the final name.
-  if (::fdatasync(fd) != 0) Fail(f.partial_path, errno);
   static const mode_t kUmask = CurrentUmask();
   mode_t mode = preserve_ ? (f.entry.mode & 07777) : (f.entry.mode & 0777 & ~kUmask);
+  // Owner first: chown clears set-id bits, so the mode goes on after it.
+  if (preserve_ && ::geteuid() == 0 && ::fchown(fd, f.entry.uid, f.entry.gid) != 0) {
+    Fail(f.partial_path, errno);
+  }
   if (::fchmod(fd, mode) != 0) Fail(f.partial_path, errno);
   if (preserve_) {
     timespec times[2] = {{f.entry.mtime_sec, static_cast<long>(f.entry.mtime_nsec)},
@@ -247,6 +255,24 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
   }
   std::lock_guard lock(mutex_);
   f.committed = true;
+}
+
+void SinkFiles::MakeDurable(const std::vector<std::uint32_t>& ids) {
+  if (plan_.mode == TargetPlan::Mode::kStream || ids.empty()) return;
+  if (ids.size() == 1) {
+    int fd = OpenPartial(ids.front());
+    if (::fdatasync(fd) != 0) Fail(files_[ids.front()].partial_path, errno);
+    return;
+  }
+  // One syncfs per file system in the batch (a tree may cross a mount point).
+  std::set<dev_t> synced;
+  for (std::uint32_t id : ids) {
+    int fd = OpenPartial(id);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) Fail(files_[id].partial_path, errno);
+    if (!synced.insert(st.st_dev).second) continue;
+    if (::syncfs(fd) != 0) Fail(files_[id].partial_path, errno);
+  }
 }
 
 void SinkFiles::RemovePartials() {

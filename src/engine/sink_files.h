@@ -58,7 +58,12 @@ class SinkFiles {
   /// Blocks until file `id` is complete; false after Abort().
   bool WaitComplete(std::uint32_t id);
 
-  /// fsyncs, applies mode and times, renames the partial file into place.
+  /// Syncs the data of these complete files to disk: one fdatasync for one
+  /// file, one syncfs for a batch.
+  void MakeDurable(const std::vector<std::uint32_t>& ids);
+  /// Applies owner, mode and times and renames the partial file into place.
+  /// Call MakeDurable first, so a crash can never leave a short file under
+  /// the final name.
   void Commit(std::uint32_t id, bool force);
   /// Removes the partial files of everything not committed.
   void RemovePartials();

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <set>
 
 #include "braid/error.h"
 #include "braid/unique_fd.h"
@@ -44,6 +45,7 @@ class ListBuilder {
                          Where(path) + " is a directory (use -r to copy directories)");
       }
       CheckReadable(path, O_DIRECTORY);
+      entered_.insert({st.st_dev, st.st_ino});
       Push(EntryFrom(st, top, name, FileKind::kDirectory), path);
       Walk(path, name, top, 1);
     } else if (S_ISREG(st.st_mode)) {
@@ -56,7 +58,13 @@ class ListBuilder {
         throw BraidError(ErrorCode::kUsage,
                          Where(path) + " is a device; give --size to say how much to read");
       }
-      CheckReadable(path, O_NONBLOCK);
+      // Opening a FIFO to test it would be seen by its writer as a reader
+      // that came and went (and broke its pipe); ask the permission bits.
+      if (S_ISFIFO(st.st_mode)) {
+        if (::access(path.c_str(), R_OK) != 0) Fail(path, errno);
+      } else {
+        CheckReadable(path, O_NONBLOCK);
+      }
       FileEntry e = EntryFrom(st, top, name, FileKind::kStream);
       e.size = request_.device_size.value_or(kUnknownSize);
       Push(std::move(e), path);
@@ -106,6 +114,8 @@ class ListBuilder {
     e.mode = st.st_mode & 07777;
     e.mtime_sec = st.st_mtim.tv_sec;
     e.mtime_nsec = static_cast<std::uint32_t>(st.st_mtim.tv_nsec);
+    e.uid = st.st_uid;
+    e.gid = st.st_gid;
     return e;
   }
 
@@ -135,7 +145,20 @@ class ListBuilder {
       std::string child = rel + "/" + n;
       struct stat st {};
       if (::lstat(path.c_str(), &st) != 0) Fail(path, errno);
+      if (S_ISLNK(st.st_mode) && request_.follow_symlinks) {
+        struct stat target {};
+        if (::stat(path.c_str(), &target) != 0) {
+          warnings_.push_back("skipping " + Where(path) + ": dangling symbolic link");
+          continue;
+        }
+        st = target;
+      }
       if (S_ISDIR(st.st_mode)) {
+        // Following links can lead back up the tree; each directory is entered once.
+        if (!entered_.insert({st.st_dev, st.st_ino}).second) {
+          warnings_.push_back("skipping " + Where(path) + ": a directory already copied (link loop)");
+          continue;
+        }
         Push(EntryFrom(st, top, child, FileKind::kDirectory), path);
         Walk(path, child, top, depth + 1);
       } else if (S_ISREG(st.st_mode)) {
@@ -157,6 +180,7 @@ class ListBuilder {
   const SourceListRequest& request_;
   std::vector<std::string>& warnings_;
   std::vector<SourceFile> files_;
+  std::set<std::pair<dev_t, ino_t>> entered_;
 };
 
 }  // namespace

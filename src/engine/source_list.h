@@ -19,6 +19,7 @@ struct SourceFile {
 struct SourceListRequest {
   std::vector<std::string> paths;
   bool recursive = false;
+  bool follow_symlinks = false;              ///< -L
   std::optional<std::uint64_t> device_size;  ///< --size
   std::string host;                          ///< for messages
 };
