@@ -55,7 +55,12 @@ class ConnectAttempt : public std::enable_shared_from_this<ConnectAttempt> {
     tcp::endpoint endpoint(addr, port_);
     socket_.open(endpoint.protocol(), ec);
     if (ec) return Fail("socket: " + ec.message());
-    ApplySocketTuning(socket_.native_handle(), tuning_);
+    // Before connect, so the SYN is marked and the window scale covers the buffers.
+    try {
+      ApplySocketTuning(socket_.native_handle(), tuning_);
+    } catch (const BraidError& e) {
+      return Fail(e.what());
+    }
     timed_out_ = false;
     auto self = shared_from_this();
     timer_.expires_after(timeout_);

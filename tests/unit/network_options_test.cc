@@ -1,0 +1,88 @@
+// -q/--qos, --cc and --data-host on the command line.
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "braid/error.h"
+#include "cli/command_line.h"
+
+namespace braid {
+namespace {
+
+Options ParseOptions(std::vector<std::string> args) {
+  args.insert(args.begin(), "braid");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  argv.push_back(nullptr);
+  std::ostringstream out;
+  return ParseCommandLine(static_cast<int>(args.size()), argv.data(), out).options;
+}
+
+/// The kUsage message for `args`; fails the test when they parse.
+std::string UsageError(const std::vector<std::string>& args) {
+  try {
+    ParseOptions(args);
+  } catch (const BraidError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUsage) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for " << ::testing::PrintToString(args);
+  return "";
+}
+
+TEST(NetworkOptionsTest, DefaultsLeaveTheSocketsAlone) {
+  Options o = ParseOptions({"a", "b"});
+  EXPECT_EQ(o.tos, -1);
+  EXPECT_EQ(o.congestion_control, "");
+  EXPECT_EQ(o.data_host, "");
+}
+
+TEST(NetworkOptionsTest, QosShortAndLong) {
+  EXPECT_EQ(ParseOptions({"-q", "qbss", "a", "b"}).tos, 0x20);
+  EXPECT_EQ(ParseOptions({"--qos", "LE", "a", "b"}).tos, 0x04);
+  EXPECT_EQ(ParseOptions({"--qos=0xb8", "a", "b"}).tos, 0xb8);
+  EXPECT_EQ(ParseOptions({"-q", "0", "a", "b"}).tos, 0);
+}
+
+TEST(NetworkOptionsTest, BadQosNamesTheOptionAndTheChoices) {
+  std::string message = UsageError({"-q", "scavenger", "a", "b"});
+  EXPECT_NE(message.find("-q/--qos"), std::string::npos) << message;
+  EXPECT_NE(message.find("qbss, le, ef"), std::string::npos) << message;
+  EXPECT_NE(UsageError({"-q", "300", "a", "b"}).find("at most 255"), std::string::npos);
+}
+
+TEST(NetworkOptionsTest, CongestionControlName) {
+  EXPECT_EQ(ParseOptions({"--cc", "cubic", "a", "b"}).congestion_control, "cubic");
+  EXPECT_EQ(ParseOptions({"--cc", "bbr", "a", "b"}).congestion_control, "bbr");
+  // Fifteen characters is the kernel's limit.
+  EXPECT_EQ(ParseOptions({"--cc", "abcdefghij_12-4", "a", "b"}).congestion_control,
+            "abcdefghij_12-4");
+}
+
+TEST(NetworkOptionsTest, CongestionControlNameIsChecked) {
+  for (std::string bad : {"", "abcdefghij_12-45", "cu bic", "../cubic", "cubic\n"}) {
+    EXPECT_NE(UsageError({"--cc", bad, "a", "b"}).find("--cc must be"), std::string::npos) << bad;
+  }
+}
+
+TEST(NetworkOptionsTest, DataHostTakesNumericAddresses) {
+  EXPECT_EQ(ParseOptions({"--data-host", "127.0.0.1", "a", "b"}).data_host, "127.0.0.1");
+  EXPECT_EQ(ParseOptions({"--data-host", "::1", "a", "b"}).data_host, "::1");
+  EXPECT_EQ(ParseOptions({"--data-host", "[2001:db8::7]", "a", "b"}).data_host, "2001:db8::7");
+  EXPECT_EQ(ParseOptions({"--data-host", "fe80::1%eth0", "a", "b"}).data_host, "fe80::1%eth0");
+}
+
+TEST(NetworkOptionsTest, DataHostRefusesNames) {
+  for (std::string bad :
+       {"", "localhost", "dtn.example.org", "127.0.0.1%lo", "1.2.3", "::g", "[127.0.0.1"}) {
+    EXPECT_NE(UsageError({"--data-host", bad, "a", "b"}).find("--data-host must be"),
+              std::string::npos)
+        << bad;
+  }
+}
+
+}  // namespace
+}  // namespace braid
