@@ -1,0 +1,60 @@
+#pragma once
+/// The agent's side of --json and --report-csv: feeds Progress into an
+/// IntervalRecorder, appends CSV rows as intervals close (so a long run can be
+/// watched and a crash keeps what was written), and prints the JSON document
+/// at the end. The formatting itself is engine/report.h.
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "braid/options.h"
+#include "engine/report.h"
+#include "proto/control_message.h"
+
+namespace braid {
+
+class TransferReport {
+ public:
+  /// Opens the --report-csv file and writes its header. Throws
+  /// BraidError(kUsage) naming the file if it cannot be created.
+  explicit TransferReport(const Options& options);
+  ~TransferReport();
+  TransferReport(const TransferReport&) = delete;
+  TransferReport& operator=(const TransferReport&) = delete;
+
+  /// True when the user asked for any report.
+  static bool Wanted(const Options& options) {
+    return options.json || !options.report_csv.empty();
+  }
+
+  /// The data starts flowing now; `now_s` is on the agent's clock.
+  void Start(double now_s);
+  /// A Progress from the source (`from_source`) or the sink; `sink_bytes` is
+  /// the agent's current count of bytes that arrived.
+  void OnProgress(double now_s, bool from_source, const Progress& progress,
+                  std::uint64_t sink_bytes);
+  /// The copy ended: closes the last interval and the CSV file.
+  void Finish(double now_s, std::uint64_t sink_bytes);
+  /// --json: prints the document on stdout (nothing without --json). `end`'s
+  /// seconds and streams are filled in here.
+  void PrintJson(ReportEnd end);
+
+ private:
+  void Add(const ReportInterval& interval);
+  void CloseCsv();
+
+  const Options& options_;
+  IntervalRecorder recorder_;
+  std::FILE* csv_ = nullptr;
+  std::optional<double> start_s_;  ///< agent clock when the data started
+  double unix_start_ = 0;
+  double end_s_ = 0;
+  bool finished_ = false;
+  std::vector<StreamSample> samples_;      ///< the source's latest
+  std::vector<ReportInterval> intervals_;  ///< kept only for --json
+};
+
+}  // namespace braid

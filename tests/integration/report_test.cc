@@ -1,0 +1,213 @@
+// --json, --report-csv and the config file, through the real binary: the
+// reports must parse, add up to the bytes copied, and carry every stream.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/mini_json.h"
+#include "support/process_runner.h"
+#include "support/sshd_fixture.h"
+#include "support/test_files.h"
+
+namespace braid {
+namespace {
+
+using testing::JsonReader;
+using testing::JsonValue;
+using testing::RunBraid;
+using testing::SshdFixture;
+using testing::WritePatternFile;
+using testing::WriteText;
+
+constexpr std::uint64_t kMiB = 1u << 20;
+
+class ReportTest : public ::testing::Test {
+ protected:
+  SshdFixture& sshd = SshdFixture::Get();
+  std::string dir = sshd.scratch_dir();
+
+  std::string Remote(const std::string& path) const { return sshd.alias() + ":" + path; }
+
+  /// stdout as a JSON document; fails the test (with the text) if it is not one.
+  static JsonValue ParseJson(const std::string& out) {
+    try {
+      return JsonReader::Parse(out);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what() << "\n" << out;
+      return {};
+    }
+  }
+
+  /// Checks what every successful --json document must satisfy for `bytes`
+  /// copied over `streams` streams.
+  static void ExpectConsistent(const JsonValue& doc, std::uint64_t bytes, int streams) {
+    const JsonValue& end = doc["end"];
+    EXPECT_EQ(end["bytes"].number, static_cast<double>(bytes));
+    EXPECT_EQ(end["streams_used"].number, streams);
+    EXPECT_FALSE(doc.Has("error"));
+    double interval_sum = 0;
+    double interval_seconds = 0;
+    for (const JsonValue& iv : doc["intervals"].array) {
+      interval_sum += iv["bytes"].number;
+      interval_seconds += iv["seconds"].number;
+    }
+    EXPECT_GE(doc["intervals"].array.size(), 1u);
+    EXPECT_EQ(interval_sum, static_cast<double>(bytes));
+    EXPECT_NEAR(interval_seconds, end["seconds"].number, 1e-3);
+    // The source's per-stream counts are exact at the end: together they are
+    // every byte (no compression here), and each stream is listed once.
+    std::set<double> indices;
+    double stream_sum = 0;
+    for (const JsonValue& s : end["streams"].array) {
+      indices.insert(s["index"].number);
+      stream_sum += s["bytes"].number;
+      if (s["bytes"].number > 0) {
+        EXPECT_GT(s["max_rtt_us"].number, 0) << "RTT from TCP_INFO";
+      }
+    }
+    EXPECT_EQ(indices.size(), static_cast<std::size_t>(streams));
+    EXPECT_EQ(stream_sum, static_cast<double>(bytes));
+  }
+};
+
+TEST_F(ReportTest, JsonIsTheOnlyThingOnStdoutAndAddsUp) {
+  const std::uint64_t size = 600 * kMiB;
+  auto r = RunBraid({"--json", "-s", "2", "-P", "0.2", "--size", "600M", "/dev/zero", "/dev/null"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  JsonValue doc = ParseJson(r.out);
+  ASSERT_EQ(doc.type, JsonValue::Type::kObject);
+  EXPECT_EQ(doc["start"]["options"]["streams"].number, 2);
+  EXPECT_EQ(doc["start"]["source"].array.at(0).string, "/dev/zero");
+  EXPECT_EQ(doc["start"]["destination"].string, "/dev/null");
+  EXPECT_GT(doc["start"]["timesecs"].number, 1.6e9);
+  ExpectConsistent(doc, size, 2);
+  EXPECT_EQ(doc["end"]["files"].number, 1);
+}
+
+TEST_F(ReportTest, JsonWithMd5SendsTheMd5LinesToStderr) {
+  std::string src = dir + "/md5-src";
+  std::string to = dir + "/md5-dst";
+  WritePatternFile(src, 5 * kMiB + 17, 9);
+  auto r = RunBraid({"--json", "-e", "-s", "3", src, to});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  JsonValue doc = ParseJson(r.out);
+  ExpectConsistent(doc, 5 * kMiB + 17, 3);
+  EXPECT_TRUE(doc["end"]["md5_verified"].boolean);
+  EXPECT_TRUE(doc["start"]["options"]["md5"].boolean);
+  EXPECT_NE(r.err.find(testing::FileMd5(src) + "  " + to), std::string::npos) << r.err;
+}
+
+TEST_F(ReportTest, JsonOverSshPushAndPull) {
+  std::string src = dir + "/ssh-src";
+  WritePatternFile(src, 3 * kMiB + 5, 4);
+  // Push: the source is a local child. Pull: its stream samples cross ssh.
+  auto push = RunBraid({"--json", "-s", "2", src, Remote(dir + "/pushed")});
+  ASSERT_EQ(push.exit_code, 0) << push.err;
+  ExpectConsistent(ParseJson(push.out), 3 * kMiB + 5, 2);
+  auto pull = RunBraid({"--json", "-s", "4", Remote(src), dir + "/pulled"});
+  ASSERT_EQ(pull.exit_code, 0) << pull.err;
+  JsonValue doc = ParseJson(pull.out);
+  ExpectConsistent(doc, 3 * kMiB + 5, 4);
+  EXPECT_EQ(doc["start"]["source"].array.at(0).string, Remote(src));
+}
+
+TEST_F(ReportTest, JsonReportsAFailureWithItsExitCode) {
+  auto r = RunBraid({"--json", dir + "/does-not-exist", dir + "/x"});
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  JsonValue doc = ParseJson(r.out);
+  ASSERT_TRUE(doc.Has("error")) << r.out;
+  EXPECT_NE(doc["error"].string.find("does-not-exist"), std::string::npos);
+  EXPECT_EQ(doc["end"]["bytes"].number, 0);
+}
+
+TEST_F(ReportTest, JsonCannotShareStdoutWithTheData) {
+  auto r = RunBraid({"--json", "--size", "1M", "/dev/zero", "-"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--json"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST_F(ReportTest, CsvHasAHeaderAndRowsForEveryStreamThatAddUp) {
+  const std::uint64_t size = 1024 * kMiB;
+  std::string csv = dir + "/report.csv";
+  auto r = RunBraid({"--report-csv", csv, "-P", "0.2", "-s", "3", "--size", "1G", "/dev/zero",
+                     "/dev/null"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  std::ifstream in(csv);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line, "time,stream,bytes,rate_Bps,rtt_us,cwnd,retransmits");
+  std::map<int, std::uint64_t> bytes_by_stream;
+  std::map<int, double> last_time;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    SCOPED_TRACE(line);
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');) f.push_back(cell);
+    ASSERT_EQ(f.size(), 7u);
+    double time = std::stod(f[0]);
+    int stream = std::stoi(f[1]);
+    EXPECT_GT(time, 1.6e9);  // Unix time, so separate flows line up
+    EXPECT_GE(time, last_time[stream]);
+    last_time[stream] = time;
+    bytes_by_stream[stream] += std::stoull(f[2]);
+    EXPECT_GT(std::stoul(f[5]), 0u) << "cwnd from TCP_INFO";
+    ++rows;
+  }
+  EXPECT_EQ(bytes_by_stream.size(), 3u);
+  EXPECT_GE(rows, 3);
+  std::uint64_t total = 0;
+  for (const auto& [stream, bytes] : bytes_by_stream) total += bytes;
+  EXPECT_EQ(total, size);
+}
+
+TEST_F(ReportTest, UnwritableCsvFileIsAUsageError) {
+  auto r = RunBraid({"--report-csv", dir + "/no/such/dir/r.csv", "--size", "1M", "/dev/zero",
+                     "/dev/null"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no/such/dir/r.csv"), std::string::npos) << r.err;
+}
+
+TEST_F(ReportTest, ConfigFileAppliesAndTheCommandLineOverridesIt) {
+  std::string home = dir + "/home";
+  std::filesystem::create_directories(home + "/.config/braid");
+  WriteText(home + "/.config/braid/config", "# test defaults\nstreams = 2\nblocksize = 256K\n");
+  std::map<std::string, std::string> env = {{"HOME", home}};
+
+  auto r = RunBraid({"--json", "--size", "64M", "/dev/zero", "/dev/null"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  JsonValue doc = ParseJson(r.out);
+  EXPECT_EQ(doc["start"]["options"]["streams"].number, 2);
+  EXPECT_EQ(doc["start"]["options"]["block_size"].number, 256 * 1024);
+  ExpectConsistent(doc, 64 * kMiB, 2);
+
+  r = RunBraid({"--json", "-s", "3", "--size", "64M", "/dev/zero", "/dev/null"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  doc = ParseJson(r.out);
+  EXPECT_EQ(doc["start"]["options"]["block_size"].number, 256 * 1024);
+  ExpectConsistent(doc, 64 * kMiB, 3);
+}
+
+TEST_F(ReportTest, ConfigFileErrorsNameFileAndLine) {
+  std::string cfg = dir + "/bad-config";
+  WriteText(cfg, "streams = 2\n\nstreems = 3\n");
+  auto r = RunBraid({"-C", cfg, "--size", "1M", "/dev/zero", "/dev/null"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(cfg + ":3: unknown option \"streems\""), std::string::npos) << r.err;
+
+  r = RunBraid({"-C", dir + "/missing-config", "--size", "1M", "/dev/zero", "/dev/null"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("missing-config"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace braid
