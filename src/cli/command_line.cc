@@ -1,6 +1,10 @@
 #include "cli/command_line.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <charconv>
 #include <climits>
 #include <iostream>
@@ -10,7 +14,9 @@
 #include <vector>
 
 #include "braid/error.h"
+#include "cli/config_file.h"
 #include "cli/endpoint_parser.h"
+#include "cli/qos_parser.h"
 #include "cli/quote.h"
 #include "cli/size_parser.h"
 
@@ -24,6 +30,7 @@ namespace {
 constexpr char kHint[] = " (see braid --help)";
 constexpr double kMinProgressSeconds = 0.01;  ///< below this the reports are a busy loop
 constexpr double kMaxProgressSeconds = 86400;
+constexpr std::size_t kMaxCongestionControlName = 15;  ///< TCP_CA_NAME_MAX less the NUL
 
 constexpr char kDescription[] =
     "braid " BRAID_VERSION ": copy files and data sets over many parallel TCP streams.";
@@ -94,6 +101,26 @@ double ParseSeconds(const std::string& text, const std::string& what) {
   return value;
 }
 
+/// A numeric address to listen on; brackets around an IPv6 literal are dropped, and a
+/// zone ("fe80::1%eth0") is kept for the listener. Names are refused on purpose: a DNS
+/// lookup is what picks the wrong interface on multi-homed hosts.
+std::string ParseDataHost(const std::string& text) {
+  std::string address = text;
+  if (address.size() > 2 && address.front() == '[' && address.back() == ']') {
+    address = address.substr(1, address.size() - 2);
+  }
+  std::string without_zone = address.substr(0, address.find('%'));
+  in_addr v4{};
+  in6_addr v6{};
+  bool v4_ok = address == without_zone && inet_pton(AF_INET, address.c_str(), &v4) == 1;
+  bool v6_ok = inet_pton(AF_INET6, without_zone.c_str(), &v6) == 1;
+  if (!v4_ok && !v6_ok) {
+    Fail("--data-host must be a numeric IPv4 or IPv6 address such as 192.0.2.7 or ::1, got " +
+         Quote(text));
+  }
+  return address;
+}
+
 /// The raw option values as CLI11 collects them; converted and checked afterwards so every
 /// error names its option in our words.
 struct RawArgs {
@@ -105,7 +132,12 @@ struct RawArgs {
   bool md5_short = false;
   std::string ssh_port;
   std::string size;
+  std::string rate;
   std::string serve_fd;
+  int compress = -1;
+  std::string qos;
+  std::string congestion_control;
+  std::string data_host;
   bool serve = false;
   bool version = false;
   std::vector<std::string> paths;
@@ -125,6 +157,8 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
       ->type_name("SIZE");
   app.add_option("-B,--blocksize", raw.block_size, "Block size, 4K to 64M (default 1M)")
       ->type_name("SIZE");
+  app.add_option("-x,--rate", raw.rate, "Limit the total rate, e.g. 50M (bytes/s) or 800Mbit")
+      ->type_name("RATE");
   app.add_option("-P,--progress", raw.progress,
                  "Print a progress line every SEC seconds (default: bar on a TTY)")
       ->type_name("SEC");
@@ -149,6 +183,29 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
                "Trust and remember the key of a host not yet in known_hosts");
   app.add_option("--size", raw.size, "Bytes to read from a device source such as /dev/zero")
       ->type_name("SIZE");
+  app.add_flag("-c,--compress{1}", raw.compress,
+               "Compress blocks with zlib; --compress=LEVEL picks 1-9 (default 1)");
+  app.add_flag("-o,--order", options.ordered,
+               "Write blocks in order (automatic for pipes, FIFOs and stdout)");
+  app.add_flag("-L,--follow-symlinks", options.follow_symlinks,
+               "With -r, copy what symbolic links point to instead of the links");
+  app.add_option("-q,--qos", raw.qos,
+                 "Mark data packets: 0-255, 0xNN, qbss, le, ef, af11..af43, cs0..cs7")
+      ->type_name("VALUE");
+  app.add_option("--cc", raw.congestion_control,
+                 "TCP congestion control for data streams, e.g. cubic, bbr, lp")
+      ->type_name("NAME");
+  app.add_option("--data-host", raw.data_host,
+                 "Numeric IPv4 or IPv6 address the receiving end listens on for data")
+      ->type_name("ADDR");
+  app.add_option("-C,--config", options.config_file,
+                 "Default options, one \"option = value\" a line (default ~/.config/braid/config)")
+      ->type_name("FILE");
+  app.add_flag("--json", options.json,
+               "Print one JSON report on stdout at the end (iperf3-like; MD5 lines go to stderr)");
+  app.add_option("--report-csv", options.report_csv,
+                 "Write a CSV row per stream per interval (-P SEC, default 1 s) to FILE")
+      ->type_name("FILE");
   app.add_flag("--version", raw.version, "Print the version and exit");
 
   // Hidden: how the agent starts the far end of a transfer.
@@ -161,6 +218,26 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.description(kDescription);
   app.footer(kFooter);
+}
+
+/// -q, --cc and --data-host: how the data streams look on the network.
+void ApplyNetworkOptions(const CLI::App& app, const RawArgs& raw, Options& options) {
+  if (app.count("--qos") > 0) options.tos = ParseQos(raw.qos);
+  if (app.count("--cc") > 0) {
+    const std::string& name = raw.congestion_control;
+    // The kernel's TCP_CA_NAME_MAX is 16 with the NUL; the charset keeps the name
+    // safe to echo and to pass through the control protocol.
+    bool ok = !name.empty() && name.size() <= kMaxCongestionControlName;
+    for (char c : name) {
+      ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
+    }
+    if (!ok) {
+      Fail("--cc must be a congestion control name of 1 to 15 letters, digits, '_' or '-', "
+           "got " + Quote(name));
+    }
+    options.congestion_control = name;
+  }
+  if (app.count("--data-host") > 0) options.data_host = ParseDataHost(raw.data_host);
 }
 
 /// Converts and range-checks what CLI11 collected. Presence is taken from `app`, so an
@@ -210,17 +287,30 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   if (given("--size")) {
     options.size = ParseSizeFor(raw.size, "--size");
   }
-}
-
-CommandLine Parse(int argc, const char* const* argv, std::ostream& out) {
-  // CLI11 wants the arguments after the program name, last first. Building them ourselves
-  // also copes with argc == 0 and a short argv.
-  std::vector<std::string> args;
-  for (int i = argc - 1; i >= 1 && argv != nullptr; --i) {
-    if (argv[i] != nullptr) {
-      args.emplace_back(argv[i]);
+  if (given("--rate")) {
+    try {
+      options.rate = ParseRate(raw.rate);
+    } catch (const BraidError& e) {
+      Fail(std::string("-x/--rate: ") + e.what());
+    }
+    // 0 would mean "unlimited" on the wire; a user who typed it meant something else.
+    if (options.rate == 0) {
+      Fail("-x/--rate must be at least 1 byte/s, got " + Quote(raw.rate));
     }
   }
+  if (given("--compress")) {
+    if (raw.compress < 1 || raw.compress > 9) {
+      Fail("-c/--compress level must be from 1 to 9, got " + std::to_string(raw.compress));
+    }
+    options.compress_level = raw.compress;
+  }
+  ApplyNetworkOptions(app, raw, options);
+}
+
+/// Parses `in_order` (the arguments after the program name).
+CommandLine ParseArgs(const std::vector<std::string>& in_order, std::ostream& out) {
+  // CLI11 wants the arguments last first.
+  std::vector<std::string> args(in_order.rbegin(), in_order.rend());
 
   CLI::App app;
   RawArgs raw;
@@ -243,6 +333,12 @@ CommandLine Parse(int argc, const char* const* argv, std::ostream& out) {
   }
 
   ApplyRaw(app, raw, result.options);
+  if (app.count("--config") > 0 && result.options.config_file.empty()) {
+    Fail("-C/--config needs a file name");
+  }
+  if (app.count("--report-csv") > 0 && result.options.report_csv.empty()) {
+    Fail("--report-csv needs a file name");
+  }
   if (raw.serve) {
     if (!raw.paths.empty()) {
       Fail("--serve takes no SRC or DST");
@@ -261,6 +357,92 @@ CommandLine Parse(int argc, const char* const* argv, std::ostream& out) {
   }
   result.options.destination = ParseEndpoint(raw.paths.back());
   return result;
+}
+
+/// The config file's settings as arguments, each checked on its own so that a
+/// bad one is reported with its file and line, less those the command line
+/// `cli_args` sets itself. Throws BraidError(kUsage).
+std::vector<std::string> ConfigArguments(const std::string& path, const std::string& text,
+                                         const std::vector<std::string>& cli_args,
+                                         std::ostream& out) {
+  CLI::App probe;
+  RawArgs raw;
+  Options unused;
+  DefineOptions(probe, raw, unused);
+  std::vector<std::string> reversed(cli_args.rbegin(), cli_args.rend());
+  probe.parse(reversed);  // cannot throw: ParseArgs already accepted these
+  std::vector<std::string> args;
+  for (const ConfigEntry& entry : ParseConfigText(text, path)) {
+    const std::string where = path + ":" + std::to_string(entry.line) + ": ";
+    if (entry.key == "help" || entry.key == "version" || entry.key == "config") {
+      Fail(where + Quote(entry.key) + " cannot be set in a config file");
+    }
+    const CLI::Option* option = probe.get_option_no_throw("--" + entry.key);
+    // Hidden options (--serve) are the agent's business, not the user's.
+    if (option == nullptr || option->get_group().empty()) {
+      Fail(where + "unknown option " + Quote(entry.key));
+    }
+    if (!entry.value && option->get_expected_min() > 0) {
+      Fail(where + Quote(entry.key) + " needs a value (" + entry.key + " = VALUE)");
+    }
+    std::string arg = ConfigArgument(entry);
+    try {
+      ParseArgs({arg, "src", "dst"}, out);
+    } catch (const BraidError& e) {
+      Fail(where + e.what());
+    }
+    // The command line overrides the file. Taking the last value would do for
+    // most options, but counted flags (-v, -c) add up; only lists such as -i
+    // combine both.
+    const bool is_list = option->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll &&
+                         option->get_expected_min() > 0;
+    if (option->count() > 0 && !is_list) {
+      continue;
+    }
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+/// The command line on top of the config file: the file's settings come first,
+/// less those the command line gives itself.
+CommandLine Parse(int argc, const char* const* argv, std::ostream& out) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc && argv != nullptr; ++i) {
+    if (argv[i] != nullptr) {
+      args.emplace_back(argv[i]);
+    }
+  }
+  // Parsed alone first: it names the config file, and a server (which takes its
+  // settings from the agent) or --help must not depend on a file.
+  CommandLine result = ParseArgs(args, out);
+  if (result.mode != CommandLine::Mode::kCopy) {
+    return result;
+  }
+  const bool explicit_file = !result.options.config_file.empty();
+  std::string path = result.options.config_file;
+  if (!explicit_file) {
+    path = DefaultConfigPath(HomeDirectory());
+  } else if (path.rfind("~/", 0) == 0) {  // --config=~/x is not expanded by the shell
+    path = HomeDirectory() + path.substr(1);
+  }
+  if (path.empty()) {
+    return result;
+  }
+  std::optional<std::string> text = ReadConfigFile(path, explicit_file);
+  if (!text) {
+    return result;
+  }
+  std::vector<std::string> combined = ConfigArguments(path, *text, args, out);
+  if (combined.empty()) {
+    return result;
+  }
+  combined.insert(combined.end(), args.begin(), args.end());
+  try {
+    return ParseArgs(combined, out);
+  } catch (const BraidError& e) {
+    Fail(std::string(e.what()) + " (with the settings in " + path + ")");
+  }
 }
 
 }  // namespace

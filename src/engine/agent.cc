@@ -10,6 +10,8 @@
 
 #include "engine/progress_display.h"
 #include "engine/server_end.h"
+#include "engine/transfer_report.h"
+#include "transport/socket_tuning.h"
 
 namespace braid {
 namespace {
@@ -35,7 +37,13 @@ class Agent {
 
   int Run() {
     Endpoint source = CheckSources();
+    // A local end runs on this kernel, so a congestion control it lacks is known now,
+    // before any ssh session; remote ends check their own when the transfer starts.
+    if (!source.is_remote() || !options_.destination.is_remote()) {
+      CheckCongestionControl(options_.congestion_control);
+    }
     try {
+      if (TransferReport::Wanted(options_)) report_ = std::make_unique<TransferReport>(options_);
       source_ = std::make_unique<ServerEnd>(Side::kSource, source, options_, events_);
       sink_ = std::make_unique<ServerEnd>(Side::kSink, options_.destination, options_, events_);
       Transfer();
@@ -62,6 +70,9 @@ class Agent {
     }
     if (options_.destination.is_stdio() && options_.recursive) {
       throw BraidError(ErrorCode::kUsage, "cannot write a directory tree to stdout");
+    }
+    if (options_.destination.is_stdio() && options_.json) {
+      throw BraidError(ErrorCode::kUsage, "--json prints on stdout, so DST cannot be '-'");
     }
     return first;
   }
@@ -107,10 +118,16 @@ class Agent {
     params.md5 = options_.md5;
     params.secret = RandomArray<kSecretSize>();
     params.session = RandomArray<kSessionIdSize>();
+    params.rate = options_.rate;
+    params.tos = static_cast<std::int16_t>(options_.tos);
+    params.congestion_control = options_.congestion_control;
+    params.compress_level = static_cast<std::int8_t>(options_.compress_level);
+    params.ordered = options_.ordered;
 
     SourceOpen open;
     for (const auto& s : options_.sources) open.paths.push_back(s.path);
     open.recursive = options_.recursive;
+    open.follow_symlinks = options_.follow_symlinks;
     open.device_size = options_.size;
     source_->Send(open);
     ReceiveFileList();
@@ -121,7 +138,9 @@ class Agent {
     sink_open.force = options_.force;
     sink_open.preserve = options_.preserve;
     sink_open.recursive = options_.recursive;
-    if (!sink_->is_remote()) {
+    if (!options_.data_host.empty()) {
+      sink_open.listen_address = options_.data_host;
+    } else if (!sink_->is_remote()) {
       // A local sink is reached on loopback from a local source, or on our
       // own address of the ssh connection from a remote one.
       sink_open.listen_address = source_->is_remote() ? source_->local_address() : "127.0.0.1";
@@ -134,12 +153,20 @@ class Agent {
       std::fprintf(stderr, "braid: %zu files, %s; sink listening on %s port %u; %d streams\n",
                    files_, total_ ? FormatBytes(*total_).c_str() : "size unknown",
                    ready.addresses.front().c_str(), ready.port, options_.streams);
+      if (options_.tos >= 0) {
+        std::fprintf(stderr, "braid: qos: tos 0x%02x\n", static_cast<unsigned>(options_.tos));
+      }
+      if (!options_.congestion_control.empty()) {
+        std::fprintf(stderr, "braid: congestion control: %s\n",
+                     options_.congestion_control.c_str());
+      }
     }
     SourceStart start;
     start.addresses = ready.addresses;
     start.port = ready.port;
     start.params = params;
     source_->Send(start);
+    if (report_) report_->Start(Elapsed());
 
     progress_ = std::make_unique<ProgressDisplay>(options_.progress_interval, total_);
     bool sink_done = false;
@@ -150,12 +177,14 @@ class Agent {
       if (auto* p = std::get_if<Progress>(&m)) {
         if (ev.side == Side::kSink) bytes_ = p->bytes;
         streams_ = std::max(streams_, p->streams);
+        if (report_) report_->OnProgress(Elapsed(), ev.side == Side::kSource, *p, bytes_);
       } else if (auto* d = std::get_if<FileDone>(&m); d && ev.side == Side::kSink) {
         done_files_.push_back(*d);
       } else if (auto* done = std::get_if<Done>(&m)) {
         if (ev.side == Side::kSink) {
           sink_done = true;
           bytes_ = done->bytes;
+          wire_bytes_ = done->wire_bytes;
         } else {
           source_done = true;
           streams_ = std::max(streams_, done->streams);
@@ -164,8 +193,8 @@ class Agent {
         Unexpected(ev);
       }
     }
-    progress_->Update(Elapsed(), bytes_);
-    progress_->Finish();
+    progress_->Complete(Elapsed(), bytes_);
+    if (report_) report_->Finish(Elapsed(), bytes_);
   }
 
   void ReceiveFileList() {
@@ -214,11 +243,21 @@ class Agent {
     if (source_) source_->Close(reason);
     if (sink_) sink_->Close(reason);
     std::fprintf(stderr, "braid: %s\n", error.what());
+    if (report_) {
+      report_->Finish(Elapsed(), bytes_);
+      ReportEnd end;
+      end.bytes = bytes_;
+      end.files = done_files_.size();
+      end.streams_used = streams_;
+      end.error = error.what();
+      report_->PrintJson(end);
+    }
     return ExitCodeFor(error.code());
   }
 
   void Report() {
-    std::FILE* out = options_.destination.is_stdio() ? stderr : stdout;
+    // --json owns stdout: one document and nothing else.
+    std::FILE* out = options_.destination.is_stdio() || options_.json ? stderr : stdout;
     for (const auto& d : done_files_) {
       if (!d.has_md5) continue;
       std::string path = sink_->is_remote() ? sink_->label() + ":" + d.final_path : d.final_path;
@@ -227,10 +266,21 @@ class Agent {
     std::fflush(out);
     if (options_.verbose > 0 || (progress_ && progress_->active())) {
       double secs = Elapsed();
-      std::fprintf(stderr, "braid: copied %s in %zu files in %.2f s (%s) over %u streams%s\n",
+      std::string wire;
+      if (options_.compress_level > 0) wire = ", " + FormatBytes(wire_bytes_) + " on the wire";
+      std::fprintf(stderr, "braid: copied %s in %zu files in %.2f s (%s) over %u streams%s%s\n",
                    FormatBytes(bytes_).c_str(), files_, secs,
                    FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(),
-                   streams_, options_.md5 ? ", MD5 verified" : "");
+                   streams_, wire.c_str(), options_.md5 ? ", MD5 verified" : "");
+    }
+    if (report_) {
+      ReportEnd end;
+      end.bytes = bytes_;
+      end.files = files_;
+      end.streams_used = streams_;
+      end.md5_verified = options_.md5;
+      for (const auto& d : done_files_) end.md5_verified = end.md5_verified && d.has_md5;
+      report_->PrintJson(end);
     }
   }
 
@@ -240,9 +290,11 @@ class Agent {
   std::unique_ptr<ServerEnd> source_;
   std::unique_ptr<ServerEnd> sink_;
   std::unique_ptr<ProgressDisplay> progress_;
+  std::unique_ptr<TransferReport> report_;  ///< --json / --report-csv; null without them
   std::optional<std::uint64_t> total_;
   std::size_t files_ = 0;
   std::uint64_t bytes_ = 0;
+  std::uint64_t wire_bytes_ = 0;
   std::uint16_t streams_ = 0;
   std::vector<FileDone> done_files_;
 };

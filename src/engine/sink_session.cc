@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <thread>
 
@@ -12,6 +13,7 @@
 #include "engine/buffer_pool.h"
 #include "engine/ordered_writer.h"
 #include "engine/sink_files.h"
+#include "transport/block_codec.h"
 #include "transport/data_listener.h"
 #include "transport/data_socket.h"
 
@@ -23,6 +25,8 @@ constexpr auto kAcceptDeadline = std::chrono::seconds(120);
 /// Blocks an ordered target may hold out of order, beyond one per stream.
 constexpr std::size_t kReorderBlocks = 16;
 constexpr std::size_t kHashChunk = 1u << 20;
+/// Files made durable by one sync at most.
+constexpr std::size_t kCommitBatch = 1024;
 
 bool IsStreamTarget(const std::string& target, const struct stat& st, bool exists) {
   if (target == "-") return true;
@@ -38,6 +42,10 @@ struct SinkSession::Impl {
   std::unique_ptr<SinkFiles> files;
   std::unique_ptr<BufferPool> pool;
   std::unique_ptr<OrderedWriter> ordered;
+  /// With -o to files: where each file starts when the files are laid end to
+  /// end, so one window orders blocks across all of them. (start, id) pairs.
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> order_starts;
+  std::vector<std::uint64_t> order_base;
   UniqueFd stream_fd;
   Md5Digest stream_md5;
   std::unique_ptr<DataListener> listener;
@@ -56,9 +64,12 @@ struct SinkSession::Impl {
     return host.empty() ? path : host + ":" + path;
   }
   void Receive(DataSocket& socket, TransferState& state);
-  void ReceiveData(DataSocket& socket, const FrameHeader& h, TransferState& state);
+  void ReceiveData(DataSocket& socket, const FrameHeader& h, std::vector<std::uint8_t>& scratch,
+                   TransferState& state);
   void Verify(TransferState& state);
   void CommitAll(const SinkCallbacks& callbacks);
+  /// Checks the MD5s of a complete file; throws on a mismatch.
+  FileDone Verdict(std::uint32_t id);
   void FinishDirectories();
   bool Finished(std::size_t data_files) const {
     return committed == data_files && announced_streams > 0 &&
@@ -76,30 +87,38 @@ SinkSession::SinkSession(std::vector<FileEntry> entries, SinkOpen open, std::str
 SinkSession::~SinkSession() = default;
 
 void SinkSession::Impl::ReceiveData(DataSocket& socket, const FrameHeader& h,
-                                    TransferState& state) {
-  if ((h.flags & kFlagCompressed) != 0) {
+                                    std::vector<std::uint8_t>& scratch, TransferState& state) {
+  bool compressed = (h.flags & kFlagCompressed) != 0;
+  if (compressed && open.params.compress_level <= 0) {
     throw BraidError(ErrorCode::kProtocol, "protocol error: compressed block not negotiated");
   }
   files->CheckBlock(h.file_id, h.offset, h.raw_length);
-  if (ordered && !ordered->WaitForRoom(h.offset)) return;
+  std::uint64_t position = order_base.empty() ? h.offset : order_base[h.file_id] + h.offset;
+  if (ordered && !ordered->WaitForRoom(position)) return;
   BufferRef buffer = pool->Acquire();
   if (!buffer) return;
-  socket.ReadExact(buffer->data(), h.length);
-  if (PayloadChecksum({buffer->data(), h.length}) != h.checksum) {
+  // A compressed payload lands in the stream's scratch space and is inflated
+  // into the block buffer; a raw one lands in the block buffer directly.
+  std::uint8_t* wire = compressed ? scratch.data() : buffer->data();
+  socket.ReadExact(wire, h.length);
+  if (PayloadChecksum({wire, h.length}) != h.checksum) {
     throw BraidError(ErrorCode::kIntegrity,
                      "block checksum mismatch from " + socket.peer() + " for " +
                          Where(files->file(h.file_id).final_path) + " at offset " +
                          std::to_string(h.offset));
   }
+  if (compressed) InflateBlock({wire, h.length}, {buffer->data(), h.raw_length});
+  state.wire_bytes.fetch_add(h.length);
   if (ordered) {
-    ordered->Submit(h.offset, std::move(buffer), h.length);
-  } else if (files->WriteBlock(h.file_id, h.offset, buffer->data(), h.length)) {
-    state.bytes.fetch_add(h.length);
+    ordered->Submit(position, std::move(buffer), h.raw_length);
+  } else if (files->WriteBlock(h.file_id, h.offset, buffer->data(), h.raw_length)) {
+    state.bytes.fetch_add(h.raw_length);
   }
 }
 
 void SinkSession::Impl::Receive(DataSocket& socket, TransferState& state) {
   std::uint32_t max_payload = open.params.block_size;
+  std::vector<std::uint8_t> scratch(open.params.compress_level > 0 ? max_payload : 0);
   while (!state.failed()) {
     FrameHeaderBytes head{};
     if (!socket.ReadExact(head.data(), head.size(), /*eof_ok=*/true)) {
@@ -109,7 +128,7 @@ void SinkSession::Impl::Receive(DataSocket& socket, TransferState& state) {
     FrameHeader h = DecodeFrameHeader(head, max_payload);
     switch (h.type) {
       case FrameType::kData:
-        ReceiveData(socket, h, state);
+        ReceiveData(socket, h, scratch, state);
         break;
       case FrameType::kFileEnd: {
         Md5Value md5{};
@@ -167,31 +186,45 @@ void SinkSession::Impl::Verify(TransferState& state) {
   }
 }
 
+FileDone SinkSession::Impl::Verdict(std::uint32_t id) {
+  SinkFile& f = files->file(id);
+  FileDone done;
+  done.id = id;
+  done.size = f.end_size.value_or(0);
+  done.final_path = f.final_path;
+  if (!open.params.md5) return done;
+  if (!f.source_md5) {
+    throw BraidError(ErrorCode::kProtocol,
+                     "protocol error: source sent no MD5 for " + Where(f.final_path));
+  }
+  if (!sink_md5[id]) std::abort();  // queued for commit before it was hashed: a bug
+  done.has_md5 = true;
+  done.source_md5 = *f.source_md5;
+  done.sink_md5 = *sink_md5[id];
+  if (done.source_md5 != done.sink_md5) {
+    throw BraidError(ErrorCode::kIntegrity, "MD5 mismatch for " + Where(f.final_path) +
+                                                ": source " + ToHex(done.source_md5) +
+                                                ", copy " + ToHex(done.sink_md5));
+  }
+  return done;
+}
+
 void SinkSession::Impl::CommitAll(const SinkCallbacks& callbacks) {
-  while (std::optional<std::uint32_t> id = commit_queue.Pop()) {
-    SinkFile& f = files->file(*id);
-    FileDone done;
-    done.id = *id;
-    done.size = f.end_size.value_or(0);
-    done.final_path = f.final_path;
-    if (open.params.md5) {
-      if (!f.source_md5) {
-        throw BraidError(ErrorCode::kProtocol, "protocol error: source sent no MD5 for " +
-                                                   Where(f.final_path));
-      }
-      if (!sink_md5[*id]) std::abort();  // committed before it was hashed: a bug
-      done.has_md5 = true;
-      done.source_md5 = *f.source_md5;
-      done.sink_md5 = *sink_md5[*id];
-      if (done.source_md5 != done.sink_md5) {
-        throw BraidError(ErrorCode::kIntegrity,
-                         "MD5 mismatch for " + Where(f.final_path) + ": source " +
-                             ToHex(done.source_md5) + ", copy " + ToHex(done.sink_md5));
-      }
+  while (std::optional<std::uint32_t> first = commit_queue.Pop()) {
+    // Everything already complete goes in one batch, so a tree of small files
+    // costs one file-system sync per batch rather than one per file.
+    std::vector<std::uint32_t> batch{*first};
+    while (batch.size() < kCommitBatch) {
+      std::optional<std::uint32_t> more = commit_queue.PopFor(std::chrono::seconds(0));
+      if (!more) break;
+      batch.push_back(*more);
     }
-    files->Commit(*id, open.force);
-    callbacks.file_done(done);
-    {
+    std::vector<FileDone> verdicts;
+    for (std::uint32_t id : batch) verdicts.push_back(Verdict(id));
+    files->MakeDurable(batch);
+    for (const FileDone& done : verdicts) {
+      files->Commit(done.id, open.force);
+      callbacks.file_done(done);
       std::lock_guard lock(mutex);
       ++committed;
     }
@@ -207,6 +240,9 @@ void SinkSession::Impl::FinishDirectories() {
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
     if (it->entry.kind != FileKind::kDirectory) continue;
     mode_t mode = open.preserve ? (it->entry.mode & 07777) : (it->entry.mode & 0777 & ~mask);
+    if (open.preserve && ::geteuid() == 0) {
+      ::chown(it->final_path.c_str(), it->entry.uid, it->entry.gid);
+    }
     ::chmod(it->final_path.c_str(), mode);
     if (open.preserve) {
       timespec times[2] = {{it->entry.mtime_sec, static_cast<long>(it->entry.mtime_nsec)},
@@ -219,6 +255,9 @@ void SinkSession::Impl::FinishDirectories() {
 void SinkSession::Run(const SinkCallbacks& callbacks) {
   Impl& s = *impl_;
   const TransferParams& p = s.open.params;
+  // A congestion control this kernel lacks fails here, naming this host, before any
+  // file is touched.
+  CheckCongestionControl(p.congestion_control, s.host);
   struct stat st {};
   bool exists = s.open.target != "-" && ::stat(s.open.target.c_str(), &st) == 0;
   TargetInfo info{exists, exists && S_ISDIR(st.st_mode), IsStreamTarget(s.open.target, st, exists)};
@@ -259,17 +298,40 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
           state_.bytes.fetch_add(length);
           s.files->RecordStreamed(id, offset, length);
         });
+  } else if (p.ordered) {
+    s.order_base.assign(s.entries.size(), 0);
+    std::uint64_t next = 0;
+    for (const auto& e : s.entries) {
+      if (e.kind != FileKind::kRegular && e.kind != FileKind::kStream) continue;
+      s.order_base[e.id] = next;
+      s.order_starts.emplace_back(next, e.id);
+      // Only a lone stdin source has no size; it is then the only file.
+      next += e.size == kUnknownSize ? 0 : e.size;
+    }
+    buffers = p.streams + kReorderBlocks + 1;
+    std::uint64_t window = std::uint64_t{kReorderBlocks} * p.block_size;
+    s.ordered = std::make_unique<OrderedWriter>(
+        window, [this, &s](std::uint64_t position, const std::uint8_t* data, std::uint32_t length) {
+          auto it = std::upper_bound(s.order_starts.begin(), s.order_starts.end(),
+                                     std::make_pair(position, UINT32_MAX));
+          std::uint32_t id = std::prev(it)->second;
+          if (s.files->WriteBlock(id, position - s.order_base[id], data, length)) {
+            state_.bytes.fetch_add(length);
+          }
+        });
   }
   s.pool = std::make_unique<BufferPool>(p.block_size, buffers);
 
-  bool ordered_md5 = p.md5 && s.ordered;
+  bool stream_target = plan.mode == TargetPlan::Mode::kStream;
+  bool ordered_md5 = p.md5 && stream_target;
   s.files->OnComplete([&s, md5 = p.md5, ordered_md5](std::uint32_t id) {
     if (ordered_md5) s.sink_md5[id] = s.stream_md5.Finish();
     if (!md5 || ordered_md5) s.commit_queue.Push(id);
   });
 
   s.listener = std::make_unique<DataListener>(
-      s.open.listen_address.empty() ? "127.0.0.1" : s.open.listen_address, SocketTuning{p.window});
+      s.open.listen_address.empty() ? "127.0.0.1" : s.open.listen_address,
+      SocketTuning{.window = p.window, .tos = p.tos, .congestion_control = p.congestion_control});
   state_.OnAbort([&s] {
     s.files->Abort();
     s.pool->Close();
@@ -298,7 +360,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   }));
   std::thread committer(state_.Guarded([&] { s.CommitAll(callbacks); }));
   std::thread verifier;
-  if (p.md5 && !s.ordered) verifier = std::thread(state_.Guarded([&] { s.Verify(state_); }));
+  if (p.md5 && !stream_target) verifier = std::thread(state_.Guarded([&] { s.Verify(state_); }));
 
   {
     std::unique_lock lock(s.mutex);

@@ -6,16 +6,23 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
+#include <mutex>
 #include <thread>
 
 #include "braid/unique_fd.h"
 #include "engine/block_scheduler.h"
 #include "engine/blocking_queue.h"
 #include "engine/buffer_pool.h"
+#include "engine/token_bucket.h"
 #include "security/md5_digest.h"
+#include "transport/block_codec.h"
 #include "transport/data_connector.h"
 #include "transport/data_socket.h"
+#include "transport/tcp_info.h"
 
 namespace braid {
 namespace {
@@ -48,6 +55,14 @@ struct SourceSession::Impl {
   BlockingQueue<HashItem> hash_queue;
   std::unique_ptr<BufferPool> pool;
   std::vector<std::unique_ptr<DataSocket>> sockets;
+  std::vector<std::uint16_t> stream_index;  ///< handshake index of sockets[i]
+  /// Guards filling `sockets` against StreamSamples() on the reporter thread;
+  /// senders need no lock, they start after the vector is complete.
+  mutable std::mutex sockets_mutex;
+  /// Bytes sent by sockets[i]; one writer each, so per-stream reports cost no contention.
+  std::array<std::atomic<std::uint64_t>, kMaxStreamSamples> stream_bytes{};
+  /// -x: one bucket for all senders, so the limit is on the total; null = unlimited.
+  std::unique_ptr<RateLimiter> limiter;
   /// Readable once the transfer is aborted: wakes a reader blocked on a pipe
   /// or terminal that may never deliver another byte.
   UniqueFd abort_event{::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)};
@@ -55,6 +70,12 @@ struct SourceSession::Impl {
   void ReadAll(TransferState& state);
   void HashAll(TransferState& state);
   void SendAll(DataSocket& socket, TransferState& state);
+  std::atomic<std::uint64_t>& BytesOf(const DataSocket& socket) {
+    for (std::size_t i = 0; i < sockets.size(); ++i) {
+      if (sockets[i].get() == &socket) return stream_bytes[i];
+    }
+    std::abort();  // a sender always runs one of our sockets
+  }
   std::uint32_t ReadBlock(int fd, const SourceFile& f, const BlockStep& step, std::uint8_t* out);
   [[noreturn]] void ReadFailed(const SourceFile& f, int err) const {
     throw BraidError(ErrorCode::kSourceUnreadable, DescribeErrno(host, f.local_path, err));
@@ -177,13 +198,29 @@ void SourceSession::Impl::HashAll(TransferState& state) {
 }
 
 void SourceSession::Impl::SendAll(DataSocket& socket, TransferState& state) {
+  std::atomic<std::uint64_t>& stream_sent = BytesOf(socket);
+  std::optional<BlockCompressor> compressor;
+  if (start.params.compress_level > 0) {
+    compressor.emplace(start.params.compress_level, start.params.block_size);
+  }
   while (std::optional<OutFrame> frame = send_queue.Pop()) {
     if (frame->header.type == FrameType::kData) {
       std::span<const std::uint8_t> payload(frame->buffer->data(), frame->header.length);
+      if (compressor) {
+        EncodedBlock encoded = compressor->Encode(payload);
+        payload = encoded.payload;
+        if (encoded.compressed) {
+          frame->header.flags |= kFlagCompressed;
+          frame->header.length = static_cast<std::uint32_t>(payload.size());
+        }
+      }
       frame->header.checksum = PayloadChecksum(payload);
+      if (limiter && !limiter->Acquire(frame->header.length)) break;  // aborted
       socket.SendFrame(frame->header, payload);
       frame->buffer.reset();
-      state.bytes.fetch_add(frame->header.length);
+      state.bytes.fetch_add(frame->header.raw_length);
+      state.wire_bytes.fetch_add(frame->header.length);
+      stream_sent.fetch_add(frame->header.length, std::memory_order_relaxed);
     } else {
       std::span<const std::uint8_t> md5;
       if ((frame->header.flags & kFlagHasMd5) != 0) md5 = frame->md5;
@@ -205,9 +242,12 @@ void SourceSession::Impl::SendAll(DataSocket& socket, TransferState& state) {
 void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   Impl& s = *impl_;
   const TransferParams& p = s.start.params;
-  ConnectResult connected =
-      ConnectDataStreams(s.start.addresses, s.start.port, p.secret, p.session, p.streams,
-                         SocketTuning{p.window}, kConnectTimeout);
+  // Without this, a congestion control this kernel lacks would surface as a failed connect.
+  CheckCongestionControl(p.congestion_control, s.host);
+  ConnectResult connected = ConnectDataStreams(
+      s.start.addresses, s.start.port, p.secret, p.session, p.streams,
+      SocketTuning{.window = p.window, .tos = p.tos, .congestion_control = p.congestion_control},
+      kConnectTimeout);
   if (connected.streams.empty()) {
     throw BraidError(ErrorCode::kDataConnect,
                      "no data stream could connect: " + connected.last_error);
@@ -217,20 +257,28 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
          std::to_string(p.streams) + " data streams connected (" + connected.last_error +
          "); continuing with those");
   }
-  for (auto& c : connected.streams) {
-    s.sockets.push_back(std::make_unique<DataSocket>(std::move(c.fd), c.peer));
+  {
+    std::lock_guard lock(s.sockets_mutex);
+    for (auto& c : connected.streams) {
+      s.sockets.push_back(std::make_unique<DataSocket>(std::move(c.fd), c.peer));
+      s.stream_index.push_back(c.index);
+    }
   }
   state_.streams = static_cast<std::uint16_t>(s.sockets.size());
   // Enough buffers for every stream to have one in flight, the reader to run
   // ahead, and the hasher to lag a little without stalling the senders.
   std::size_t buffers = 2 * s.sockets.size() + (p.md5 ? 8 : 4);
   s.pool = std::make_unique<BufferPool>(p.block_size, buffers);
+  if (p.rate > 0) {
+    s.limiter = std::make_unique<RateLimiter>(p.rate, BurstDepth(p.rate, p.block_size));
+  }
   state_.OnAbort([&s] {
     std::uint64_t one = 1;
     (void)!::write(s.abort_event.get(), &one, sizeof one);
     s.send_queue.Abort();
     s.hash_queue.Abort();
     s.pool->Close();
+    if (s.limiter) s.limiter->Abort();
     for (auto& sock : s.sockets) sock->Shutdown();
   });
 
@@ -243,6 +291,27 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   }
   for (auto& t : threads) t.join();
   if (auto e = state_.error()) throw *e;
+}
+
+std::vector<StreamSample> SourceSession::StreamSamples() const {
+  const Impl& s = *impl_;
+  std::lock_guard lock(s.sockets_mutex);
+  std::vector<StreamSample> out;
+  out.reserve(s.sockets.size());
+  for (std::size_t i = 0; i < s.sockets.size(); ++i) {
+    StreamSample sample;
+    sample.index = s.stream_index[i];
+    sample.bytes = s.stream_bytes[i].load(std::memory_order_relaxed);
+    if (std::optional<TcpSample> tcp = SampleTcpInfo(s.sockets[i]->fd())) {
+      sample.rtt_us = tcp->rtt_us;
+      sample.min_rtt_us = tcp->min_rtt_us;
+      sample.cwnd = tcp->cwnd;
+      sample.retrans = tcp->total_retrans;
+      sample.delivery_rate = tcp->delivery_rate_Bps;
+    }
+    out.push_back(sample);
+  }
+  return out;
 }
 
 }  // namespace braid

@@ -28,6 +28,9 @@ class SourceSession {
   /// Stops a running transfer from another thread.
   void Abort(const std::string& why) { state_.Abort(why); }
   TransferState& state() { return state_; }
+  /// Each connected stream's bytes sent (on the wire) and TCP_INFO, for the
+  /// reports; empty before the streams connect. Safe from any thread.
+  std::vector<StreamSample> StreamSamples() const;
 
  private:
   struct Impl;

@@ -31,7 +31,8 @@ class TransferState {
   /// (waking every other thread) instead of ending the process.
   std::function<void()> Guarded(std::function<void()> body);
 
-  std::atomic<std::uint64_t> bytes{0};
+  std::atomic<std::uint64_t> bytes{0};       ///< file bytes moved
+  std::atomic<std::uint64_t> wire_bytes{0};  ///< payload bytes on the streams (after -c)
   std::atomic<std::uint64_t> files_done{0};
   std::atomic<std::uint16_t> streams{0};
 

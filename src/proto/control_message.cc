@@ -1,5 +1,7 @@
 #include "proto/control_message.h"
 
+#include <cctype>
+
 #include "braid/wire.h"
 
 namespace braid {
@@ -39,6 +41,11 @@ void PutParams(WireWriter& w, const TransferParams& p) {
   PutBool(w, p.md5);
   w.Bytes(p.secret);
   w.Bytes(p.session);
+  w.U64(p.rate);
+  w.U16(static_cast<std::uint16_t>(p.tos));
+  w.String(p.congestion_control);
+  w.U8(static_cast<std::uint8_t>(p.compress_level));
+  PutBool(w, p.ordered);
 }
 TransferParams GetParams(WireReader& r) {
   TransferParams p;
@@ -52,6 +59,20 @@ TransferParams GetParams(WireReader& r) {
   if (p.block_size < 4096 || p.block_size > (64u << 20)) {
     WireReader::Fail("block size out of range");
   }
+  p.rate = r.U64();
+  p.tos = static_cast<std::int16_t>(r.U16());
+  if (p.tos < -1 || p.tos > 255) WireReader::Fail("TOS value out of range");
+  p.congestion_control = r.String(16);  // TCP_CA_NAME_MAX
+  for (char c : p.congestion_control) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') {
+      WireReader::Fail("congestion control name has odd characters");
+    }
+  }
+  p.compress_level = static_cast<std::int8_t>(r.U8());
+  if (p.compress_level < -1 || p.compress_level == 0 || p.compress_level > 9) {
+    WireReader::Fail("compression level out of range");
+  }
+  p.ordered = GetBool(r);
   return p;
 }
 
@@ -64,6 +85,8 @@ void PutEntry(WireWriter& w, const FileEntry& e) {
   w.U32(e.mode);
   w.U64(static_cast<std::uint64_t>(e.mtime_sec));
   w.U32(e.mtime_nsec);
+  w.U32(e.uid);
+  w.U32(e.gid);
   w.String(e.link_target);
 }
 FileEntry GetEntry(WireReader& r) {
@@ -81,6 +104,8 @@ FileEntry GetEntry(WireReader& r) {
   e.mtime_sec = static_cast<std::int64_t>(r.U64());
   e.mtime_nsec = r.U32();
   if (e.mtime_nsec >= 1000000000u) WireReader::Fail("file time out of range");
+  e.uid = r.U32();
+  e.gid = r.U32();
   e.link_target = r.String(kMaxPathLength);
   if (e.link_target.find('\0') != std::string::npos) WireReader::Fail("NUL in link target");
   if (e.kind != FileKind::kSymlink && !e.link_target.empty()) {
@@ -90,6 +115,28 @@ FileEntry GetEntry(WireReader& r) {
     WireReader::Fail("unknown size on a seekable file");
   }
   return e;
+}
+
+void PutStreamSample(WireWriter& w, const StreamSample& s) {
+  w.U16(s.index);
+  w.U64(s.bytes);
+  w.U32(s.rtt_us);
+  w.U32(s.min_rtt_us);
+  w.U32(s.cwnd);
+  w.U32(s.retrans);
+  w.U64(s.delivery_rate);
+}
+StreamSample GetStreamSample(WireReader& r) {
+  StreamSample s;
+  s.index = r.U16();
+  if (s.index >= kMaxStreamSamples) WireReader::Fail("stream index out of range");
+  s.bytes = r.U64();
+  s.rtt_us = r.U32();
+  s.min_rtt_us = r.U32();
+  s.cwnd = r.U32();
+  s.retrans = r.U32();
+  s.delivery_rate = r.U64();
+  return s;
 }
 
 struct Encoder {
@@ -112,6 +159,7 @@ struct Encoder {
     PutBool(w, m.recursive);
     PutBool(w, m.device_size.has_value());
     w.U64(m.device_size.value_or(0));
+    PutBool(w, m.follow_symlinks);
   }
   void operator()(const FileList& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kFileList));
@@ -145,6 +193,8 @@ struct Encoder {
     w.U64(m.bytes);
     w.U64(m.files_done);
     w.U16(m.streams);
+    w.U16(static_cast<std::uint16_t>(m.stream_samples.size()));
+    for (const auto& s : m.stream_samples) PutStreamSample(w, s);
   }
   void operator()(const FileDone& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kFileDone));
@@ -160,6 +210,7 @@ struct Encoder {
     w.U64(m.bytes);
     w.U64(m.files);
     w.U16(m.streams);
+    w.U64(m.wire_bytes);
   }
   void operator()(const ErrorMessage& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kError));
@@ -202,6 +253,7 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       bool has_size = GetBool(r);
       std::uint64_t size = r.U64();
       if (has_size) m.device_size = size;
+      m.follow_symlinks = GetBool(r);
       return m;
     }
     case MessageType::kFileList: {
@@ -244,6 +296,10 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.bytes = r.U64();
       m.files_done = r.U64();
       m.streams = r.U16();
+      std::uint16_t n = r.U16();
+      if (n > kMaxStreamSamples) WireReader::Fail("too many stream samples in Progress");
+      m.stream_samples.reserve(n);
+      for (std::uint16_t i = 0; i < n; ++i) m.stream_samples.push_back(GetStreamSample(r));
       return m;
     }
     case MessageType::kFileDone: {
@@ -261,6 +317,7 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.bytes = r.U64();
       m.files = r.U64();
       m.streams = r.U16();
+      m.wire_bytes = r.U64();
       return m;
     }
     case MessageType::kError: {

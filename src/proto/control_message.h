@@ -59,6 +59,7 @@ struct SourceOpen {
   std::vector<std::string> paths;
   bool recursive = false;
   std::optional<std::uint64_t> device_size;  ///< --size
+  bool follow_symlinks = false;              ///< -L: copy what links inside a tree point to
 };
 /// source -> agent -> sink: the file list, in chunks; `last` ends it.
 struct FileList {
@@ -72,6 +73,11 @@ struct TransferParams {
   bool md5 = false;
   Secret secret{};
   SessionId session{};
+  std::uint64_t rate = 0;          ///< bytes/s over all streams; 0 = unlimited
+  std::int16_t tos = -1;           ///< IP_TOS / IPV6_TCLASS; -1 = leave alone
+  std::string congestion_control;  ///< TCP_CONGESTION; empty = the kernel's default
+  std::int8_t compress_level = -1; ///< zlib level 1..9; -1 = off
+  bool ordered = false;            ///< write in order even to a seekable target
 };
 /// agent -> sink server: where the files go; the sink listens and answers SinkReady.
 struct SinkOpen {
@@ -93,11 +99,24 @@ struct SourceStart {
   std::uint16_t port = 0;
   TransferParams params;
 };
+/// One data stream as the source sees it: its own byte count and TCP_INFO.
+struct StreamSample {
+  std::uint16_t index = 0;          ///< the stream's handshake index, < 64
+  std::uint64_t bytes = 0;          ///< payload bytes this stream has sent
+  std::uint32_t rtt_us = 0;
+  std::uint32_t min_rtt_us = 0;
+  std::uint32_t cwnd = 0;           ///< segments
+  std::uint32_t retrans = 0;        ///< segments retransmitted so far
+  std::uint64_t delivery_rate = 0;  ///< bytes/s, the kernel's estimate
+};
+/// At most one sample per data stream.
+constexpr std::size_t kMaxStreamSamples = 64;
 /// server -> agent, a few times a second.
 struct Progress {
   std::uint64_t bytes = 0;
   std::uint64_t files_done = 0;
   std::uint16_t streams = 0;
+  std::vector<StreamSample> stream_samples;  ///< the source's streams; empty from a sink
 };
 /// sink -> agent: a file is verified and in place.
 struct FileDone {
@@ -113,6 +132,7 @@ struct Done {
   std::uint64_t bytes = 0;
   std::uint64_t files = 0;
   std::uint16_t streams = 0;
+  std::uint64_t wire_bytes = 0;  ///< payload bytes on the data streams (less with -c)
 };
 struct ErrorMessage {
   ErrorCode code = ErrorCode::kInternal;

@@ -112,7 +112,8 @@ class Server {
 
   void OpenSource(const SourceOpen& open) {
     std::vector<std::string> warnings;
-    source_files_ = BuildSourceList({open.paths, open.recursive, open.device_size, label_}, warnings);
+    source_files_ = BuildSourceList(
+        {open.paths, open.recursive, open.follow_symlinks, open.device_size, label_}, warnings);
     for (const auto& w : warnings) channel_.Send(Warning{w});
     FileList chunk;
     for (const auto& f : source_files_) {
@@ -170,11 +171,19 @@ class Server {
   template <typename Fn>
   void RunWork(TransferState& state, Fn fn) {
     std::atomic<bool> done{false};
+    auto progress = [&] {
+      Progress p;
+      p.bytes = state.bytes.load();
+      p.files_done = state.files_done.load();
+      p.streams = state.streams.load();
+      if (source_) p.stream_samples = source_->StreamSamples();
+      return p;
+    };
     std::thread reporter([&] {
       while (!done.load()) {
         std::this_thread::sleep_for(kProgressInterval);
         try {
-          channel_.Send(Progress{state.bytes.load(), state.files_done.load(), state.streams.load()});
+          channel_.Send(progress());
         } catch (const BraidError&) {
           return;
         }
@@ -184,7 +193,10 @@ class Server {
       fn();
       done = true;
       reporter.join();
-      channel_.Send(Done{state.bytes.load(), state.files_done.load(), state.streams.load()});
+      // The final counts, so the agent's per-stream totals are exact, not 200 ms old.
+      channel_.Send(progress());
+      channel_.Send(Done{state.bytes.load(), state.files_done.load(), state.streams.load(),
+                         state.wire_bytes.load()});
     } catch (const BraidError& e) {
       done = true;
       reporter.join();

@@ -168,6 +168,13 @@ FileDone SampleFileDone() {
   return m;
 }
 
+Progress SampleProgress() {
+  Progress m{1ull << 40, 77, 9, {}};
+  m.stream_samples.push_back({0, 1ull << 33, 1234, 56, 789, 3, 0x0102030405060708ull});
+  m.stream_samples.push_back({63, 0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFFu, 0, 1, 0xFFFFFFFFu, 0});
+  return m;
+}
+
 /// One valid message of every type, with fields away from their defaults.
 std::vector<ControlMessage> AllSamples() {
   std::vector<ControlMessage> v;
@@ -178,7 +185,7 @@ std::vector<ControlMessage> AllSamples() {
   v.push_back(SampleSinkOpen());
   v.push_back(SinkReady{{"10.0.0.1", "10.0.0.2"}, 40000});
   v.push_back(SampleSourceStart());
-  v.push_back(Progress{1ull << 40, 77, 9});
+  v.push_back(SampleProgress());
   v.push_back(SampleFileDone());
   v.push_back(Done{~0ull, 5, 64});
   v.push_back(ErrorMessage{ErrorCode::kDiskFull, "dst: No space left on device"});
@@ -295,9 +302,11 @@ TEST(ControlMessageTest, SourceOpenIgnoresSizeWhenAbsent) {
   w.U8(0);
   w.U8(0);  // has_size = false
   w.U64(12345);
+  w.U8(1);  // follow_symlinks
   ControlMessage m = DecodeMessage(w.Take());
   ASSERT_TRUE(std::holds_alternative<SourceOpen>(m));
   EXPECT_FALSE(std::get<SourceOpen>(m).device_size.has_value());
+  EXPECT_TRUE(std::get<SourceOpen>(m).follow_symlinks);
 }
 
 TEST(ControlMessageTest, FileListRoundTrip) {
@@ -372,10 +381,47 @@ TEST(ControlMessageTest, SourceStartRoundTrip) {
 }
 
 TEST(ControlMessageTest, ProgressRoundTrip) {
-  Progress out = RoundTrip(Progress{0xFEDCBA9876543210ull, 0x0102030405060708ull, 0xABCD});
+  Progress out = RoundTrip(Progress{0xFEDCBA9876543210ull, 0x0102030405060708ull, 0xABCD, {}});
   EXPECT_EQ(out.bytes, 0xFEDCBA9876543210ull);
   EXPECT_EQ(out.files_done, 0x0102030405060708ull);
   EXPECT_EQ(out.streams, 0xABCD);
+  EXPECT_TRUE(out.stream_samples.empty());
+}
+
+TEST(ControlMessageTest, ProgressStreamSamplesRoundTrip) {
+  Progress in = SampleProgress();
+  Progress out = RoundTrip(in);
+  ASSERT_EQ(out.stream_samples.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE(i);
+    const StreamSample& a = in.stream_samples[i];
+    const StreamSample& b = out.stream_samples[i];
+    EXPECT_EQ(b.index, a.index);
+    EXPECT_EQ(b.bytes, a.bytes);
+    EXPECT_EQ(b.rtt_us, a.rtt_us);
+    EXPECT_EQ(b.min_rtt_us, a.min_rtt_us);
+    EXPECT_EQ(b.cwnd, a.cwnd);
+    EXPECT_EQ(b.retrans, a.retrans);
+    EXPECT_EQ(b.delivery_rate, a.delivery_rate);
+  }
+}
+
+TEST(ControlMessageTest, ProgressWithTooManyStreamSamplesIsRejected) {
+  Progress m;
+  for (std::uint16_t i = 0; i < kMaxStreamSamples; ++i) {
+    m.stream_samples.push_back({i, 0, 0, 0, 0, 0, 0});
+  }
+  EXPECT_EQ(RoundTrip(m).stream_samples.size(), kMaxStreamSamples);
+  m.stream_samples.push_back(m.stream_samples.front());
+  EXPECT_EQ(DecodeError(EncodeMessage(m)), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, ProgressStreamIndexOutOfRangeIsRejected) {
+  Progress m;
+  m.stream_samples.push_back({63, 0, 0, 0, 0, 0, 0});
+  EXPECT_EQ(RoundTrip(m).stream_samples.at(0).index, 63);
+  m.stream_samples[0].index = 64;
+  EXPECT_EQ(DecodeError(EncodeMessage(m)), ErrorCode::kProtocol);
 }
 
 TEST(ControlMessageTest, FileDoneRoundTrip) {
@@ -563,6 +609,8 @@ TEST(ControlMessageTest, BadBooleansAreRejected) {
   ExpectBadBooleanRejected(SourceOpen{{"a"}, false, 1}, SourceOpen{{"a"}, true, 1}, "recursive");
   ExpectBadBooleanRejected(SourceOpen{{"a"}, false, std::nullopt}, SourceOpen{{"a"}, false, 0},
                            "has_size");
+  ExpectBadBooleanRejected(SourceOpen{{"a"}, false, 1, false}, SourceOpen{{"a"}, false, 1, true},
+                           "follow_symlinks");
   FileList list = SampleFileList();
   list.last = false;
   ExpectBadBooleanRejected(list, SampleFileList(), "last");
