@@ -1,6 +1,9 @@
 #include "cli/command_line.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include <sstream>
 #include <string>
@@ -10,6 +13,26 @@
 
 namespace braid {
 namespace {
+
+/// The parser reads ~/.config/braid/config; point HOME at an empty directory
+/// so a developer's own config cannot change what these tests see.
+class EmptyHome : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    char tmpl[] = "/tmp/braid-unit-home.XXXXXX";
+    if (::mkdtemp(tmpl) != nullptr) {
+      dir_ = tmpl;
+      ::setenv("HOME", dir_.c_str(), 1);
+    }
+  }
+  void TearDown() override {
+    if (!dir_.empty()) ::rmdir(dir_.c_str());
+  }
+
+ private:
+  std::string dir_;
+};
+const auto* const kEmptyHome = ::testing::AddGlobalTestEnvironment(new EmptyHome);
 
 /// Runs the parser on `args` (program name added), capturing --help/--version output.
 CommandLine Parse(std::vector<std::string> args, std::string* out = nullptr) {
