@@ -2,7 +2,7 @@
 # braid benchmark against its peers, on loopback, in one run.
 #
 #   tools/bench/bench.sh [--braid PATH] [--size SIZE] [--runs N] [--target DIR]
-#                        [--out FILE.md] [--csv FILE] [--quick] [--keep]
+#                        [--cases LIST] [--out FILE.md] [--csv FILE] [--quick] [--keep]
 #
 # Cases
 #   file  a SIZE file of random bytes, page-cached, copied to a file in the target dir
@@ -10,22 +10,28 @@
 #   zero  SIZE bytes from /dev/zero to /dev/null
 #   mem   iperf3 -P 8 memory to memory: the ceiling of TCP on loopback here
 #   md5   openssl speed -evp md5: one core's MD5 rate, the ceiling for braid -e
+#   small a tree of 10,000 files of 4 KiB in 100 directories (random bytes, made once),
+#         copied into the target dir by braid -r, rsync -a, globus-url-copy -r -cc 4 -pp
+#         and scp -r; before each copy the previous tree is removed and `sync` run, so no
+#         tool pays for another's dirty pages. Reported in seconds, not MB/s.
 #
 # Tools: braid (local-to-local, and pushed over ssh at -s 1/4/64 and with -e), scp (default
 # SFTP protocol, and -O), rsync --whole-file over ssh, a pipe through ssh, globus-url-copy -p 4
-# against a GridFTP server, iperf3 -P 8. Everything talks to 127.0.0.1 only, through servers this script starts itself
+# against a GridFTP server (and -r -cc 4 -pp for the tree), iperf3 -P 8. Everything talks to 127.0.0.1 only, through servers this script starts itself
 # (a private sshd, GridFTP, iperf3) and stops by PID on exit.
 #
 # Per row: MB/s (10^6 bytes/s, wall clock of the client, median of N runs; tools alternate
-# within a round and the order rotates between rounds), CPU seconds (user+sys of both ends:
+# within a round and the order rotates between rounds; the small case reports the median
+# seconds instead and has a table of its own), CPU seconds (user+sys of both ends:
 # the client and its children from GNU time, plus the server side), peak RSS (the largest
 # single process at either end) and braid's ratio to the row. Every copy is verified
-# (cmp for files, byte counts for pipes and /dev/null where the tool reports them).
+# (cmp for files, diff -r for trees, byte counts for pipes and /dev/null where the tool reports them).
 # A braid row that cannot run (binary missing, copy fails) is skipped with a note; the peers
 # still run.
 #
 # Needs: root (private sshd, /run/sshd), openssh-server, rsync, iperf3,
-# globus-gridftp-server-progs, globus-gass-copy-progs, GNU time, openssl, iproute2 (ss).
+# globus-gridftp-server-progs, globus-gass-copy-progs, GNU time, openssl, iproute2 (ss),
+# diffutils and coreutils' split (the small case).
 
 # shellcheck disable=SC2317  # functions are called through traps and "job_$id"
 set -u -o pipefail
@@ -42,6 +48,8 @@ OUT=""
 CSV=""
 QUICK=0
 KEEP=0
+ALL_CASES="file,zero,mem,md5,small"
+CASES_ARG=$ALL_CASES
 
 usage() {
   cat <<EOF
@@ -51,6 +59,8 @@ usage: $0 [options]
   --runs N        runs per tool, median reported (default 3)
   --target DIR    directory the copies are written to (default: a tmpfs; /dev/shm when
                   it has room, else a tmpfs this script mounts)
+  --cases LIST    comma-separated cases to run, of $ALL_CASES (default: all;
+                  --cases small skips making the SIZE source file)
   --out FILE      also write the results as a Markdown section (for docs/benchmarks.md)
   --csv FILE      also write every single run as CSV
   --quick         smoke test: 256M, 1 run (explicit --size/--runs still win)
@@ -69,6 +79,8 @@ while (($#)); do
     --runs=*) RUNS_ARG=${1#*=}; shift ;;
     --target) TARGET_ARG=${2:?--target needs a directory}; shift 2 ;;
     --target=*) TARGET_ARG=${1#*=}; shift ;;
+    --cases) CASES_ARG=${2:?--cases needs a list}; shift 2 ;;
+    --cases=*) CASES_ARG=${1#*=}; shift ;;
     --out) OUT=${2:?--out needs a file}; shift 2 ;;
     --out=*) OUT=${1#*=}; shift ;;
     --csv) CSV=${2:?--csv needs a file}; shift 2 ;;
@@ -89,6 +101,14 @@ fi
 if ! [[ $RUNS =~ ^[0-9]+$ ]] || ((RUNS < 1 || RUNS > 50)); then
   echo "bench.sh: --runs must be 1..50" >&2; exit 2
 fi
+declare -A WANT=()
+IFS=',' read -r -a _cases <<<"$CASES_ARG"
+for c in "${_cases[@]}"; do
+  [[ ,$ALL_CASES, == *",$c,"* ]] || { echo "bench.sh: unknown case '$c' in --cases (known: $ALL_CASES)" >&2; exit 2; }
+  WANT[$c]=1
+done
+((${#WANT[@]})) || { echo "bench.sh: --cases is empty" >&2; exit 2; }
+want() { [[ -n ${WANT[$1]:-} ]]; }
 [[ $BRAID == /* ]] || BRAID="$PWD/$BRAID"
 [[ -z $OUT || $OUT == /* ]] || OUT="$PWD/$OUT"
 [[ -z $CSV || $CSV == /* ]] || CSV="$PWD/$CSV"
@@ -98,7 +118,7 @@ die() { log "error: $*"; exit 1; }
 
 ((EUID == 0)) || die "run as root (the private sshd and /run/sshd need it)"
 for t in /usr/sbin/sshd ssh scp rsync iperf3 globus-gridftp-server globus-url-copy openssl \
-         ss pgrep numfmt timeout awk cmp ssh-keygen /usr/bin/time; do
+         ss pgrep numfmt timeout awk cmp diff split ssh-keygen /usr/bin/time; do
   command -v "$t" >/dev/null 2>&1 || die "missing $t (see the header of $0)"
 done
 SFTP_SERVER=/usr/lib/openssh/sftp-server
@@ -111,6 +131,7 @@ TARGET=""
 TARGET_MADE=0     # 1: we created $TARGET (rm it), 2: we mounted a tmpfs on it (umount)
 SSHD_PID=""
 SERVER_PID=""     # the per-run server (iperf3 or GridFTP, under GNU time) while one runs
+GRIDFTPD_PID=""   # the small case's GridFTP daemon (forks per connection), whole run
 CLIENT_PID=""     # the timed client (under timeout, which signals its own process group)
 ORIG_HOME=$HOME
 
@@ -137,6 +158,7 @@ cleanup() {
   trap - EXIT INT TERM
   kill_pid "$CLIENT_PID"   # timeout passes the TERM on to the copy's process group
   kill_tree "$SERVER_PID"
+  kill_tree "$GRIDFTPD_PID"
   kill_tree "$SSHD_PID"
   if ((TARGET_MADE == 2)); then
     umount "$TARGET" 2>/dev/null || log "warning: could not unmount $TARGET"
@@ -217,7 +239,9 @@ TIMEFMT='%e %U %S %M'
 
 # ---------------------------------------------------------------------------------------
 # Target directory: tmpfs by default.
-need_kib=$(( (SIZE + SIZE / 20) / 1024 + 65536 ))   # one destination + 5% + 64 MiB
+need_kib=65536                                          # 64 MiB of slack
+want file && need_kib=$((need_kib + (SIZE + SIZE / 20) / 1024))   # one destination + 5%
+want small && need_kib=$((need_kib + 131072))   # 10,000 x 4 KiB plus inodes, with room
 if [[ -n $TARGET_ARG ]]; then
   mkdir -p -- "$TARGET_ARG" || die "cannot create --target $TARGET_ARG"
   TARGET=$(cd "$TARGET_ARG" && pwd)
@@ -244,7 +268,7 @@ fi
 target_free=$(df -k --output=avail "$TARGET" | tail -1 | tr -d ' ')
 ((target_free > need_kib)) || die "target $TARGET has ${target_free} KiB free, needs ${need_kib}"
 mem_avail=$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)
-if ((mem_avail < 2 * SIZE / 1024 + 262144)); then
+if want file && ((mem_avail < 2 * SIZE / 1024 + 262144)); then
   log "warning: ${mem_avail} KiB available memory: the source may not stay in the page cache"
 fi
 RUNDIR="$TARGET/braid-bench-run"   # emptied after every copy
@@ -330,18 +354,42 @@ log "sshd pid $SSHD_PID on 127.0.0.1:$SSH_PORT; target $TARGET ($TARGET_KIND)"
 # ---------------------------------------------------------------------------------------
 # Source file: random bytes (nothing compresses or is sparse), synced, then read into cache.
 SRC="$WORK/src.bin"
-log "creating a $SIZE_STR source file ($SIZE bytes)"
-head -c "$SIZE" /dev/urandom >"$SRC" || die "cannot create $SRC"
-sync "$SRC" 2>/dev/null || sync
-cat "$SRC" >/dev/null
+if want file; then
+  log "creating a $SIZE_STR source file ($SIZE bytes)"
+  head -c "$SIZE" /dev/urandom >"$SRC" || die "cannot create $SRC"
+  sync "$SRC" 2>/dev/null || sync
+  cat "$SRC" >/dev/null
+fi
+
+# Small-file tree: 100 directories of 100 files of 4 KiB, random bytes, made once.
+SMALL_DIRS=100
+SMALL_PER_DIR=100
+SMALL_FILE=4096
+SMALL_COUNT=$((SMALL_DIRS * SMALL_PER_DIR))
+SMALL_SRC="$WORK/small-src/tree"
+if want small; then
+  log "creating the small-file tree: $SMALL_COUNT files of $SMALL_FILE bytes in $SMALL_DIRS directories"
+  mkdir -p "$SMALL_SRC" || die "cannot create $SMALL_SRC"
+  for ((d = 0; d < SMALL_DIRS; d++)); do
+    sub=$(printf '%s/d%02d' "$SMALL_SRC" "$d")
+    mkdir -p "$sub" || die "cannot create $sub"
+    head -c $((SMALL_PER_DIR * SMALL_FILE)) /dev/urandom |
+      split -a 2 -d -b "$SMALL_FILE" - "$sub/f" || die "cannot create files in $sub"
+  done
+  n=$(find "$SMALL_SRC" -type f | wc -l)
+  ((n == SMALL_COUNT)) || die "small tree has $n files, not $SMALL_COUNT"
+  sync
+fi
 
 # ---------------------------------------------------------------------------------------
 # One measured run.
-#   measure KIND -- command...      KIND: none | ssh | server
+#   measure KIND -- command...      KIND: none | ssh | server | daemon
 # Sets M_OK M_WALL M_CPU M_RSS M_ERR. The command's stdout/stderr go to $WORK/t/out,err.
 # For ssh, the server side is sshd's accounting delta (its cutime includes the session
 # and the remote tool once reaped) and the remote tool's RSS from the wrapper's GNU time.
 # For server, a per-run server was started with start_server; its GNU time is added.
+# For daemon, the GridFTP daemon of the small case ($GRIDFTPD_PID): its accounting delta once
+# its per-connection children are reaped, as for sshd (its RSS is not recorded).
 TIMEOUT=$((60 + SIZE / 20000000))
 M_OK=0; M_WALL=0; M_CPU=0; M_RSS=0; M_ERR=""; M_SPLIT=""; M_OTHER=0
 OTHERS=""   # M_OTHER of every measured copy
@@ -364,6 +412,8 @@ measure() {
   if [[ $kind == ssh ]]; then
     : >"$REMOTE_TIME"
     before=$(proc_ticks "$SSHD_PID")
+  elif [[ $kind == daemon ]]; then
+    before=$(proc_ticks "$GRIDFTPD_PID")
   fi
   busy0=$(sys_busy_ticks)
   t0=$(date +%s%N)
@@ -388,6 +438,14 @@ measure() {
       after=$(proc_ticks "$SSHD_PID")
       srv_cpu=$(awk -v a="$before" -v b="$after" -v h="$CLK_TCK" 'BEGIN{printf "%.2f", (b-a)/h}')
       srv_rss=$(awk '$4 ~ /^[0-9]+$/ {if ($4 > m) m = $4} END{print m + 0}' "$REMOTE_TIME")
+      ;;
+    daemon)
+      for ((i = 0; i < 100; i++)); do
+        [[ -z $(pgrep -P "$GRIDFTPD_PID") ]] && break
+        sleep 0.1
+      done
+      after=$(proc_ticks "$GRIDFTPD_PID")
+      srv_cpu=$(awk -v a="$before" -v b="$after" -v h="$CLK_TCK" 'BEGIN{printf "%.2f", (b-a)/h}')
       ;;
     server)
       if [[ -n $SERVER_PID ]]; then
@@ -421,7 +479,14 @@ verify_file() {  # verify_file DST: identical to SRC, and nothing else left in R
   [[ -z $extra ]] || log "  note: left beside the target: $extra"
 }
 
-fresh_rundir() { rm -rf -- "$RUNDIR"; mkdir -p "$RUNDIR"; }
+# Every file copy starts from a page-cached source: this VM reclaims cold page
+# cache (a DAMON kthread), and a run that happens to read from disk measured
+# the disk, at three times the CPU, not the copier.
+fresh_rundir() {
+  rm -rf -- "$RUNDIR"; mkdir -p "$RUNDIR"
+  [[ -f ${SRC:-} ]] && cat -- "$SRC" >/dev/null
+  return 0
+}
 
 # ---------------------------------------------------------------------------------------
 # The jobs. Each job_<id> runs one copy and sets M_*; ROWS (below) describes them.
@@ -494,6 +559,51 @@ gridftp_zero_check() {  # untimed: does -len from /dev/zero really move the byte
   [[ $(stat -c %s "$RUNDIR/zero" 2>/dev/null) == "$n" ]] && cmp -s -n "$n" /dev/zero "$RUNDIR/zero"
 }
 
+# The small case: every copy lands in $SMALL_DST/tree. Before each: the previous tree gone,
+# the source tree read into the page cache, and `sync`, so nobody writes back another's pages.
+SMALL_DST="$RUNDIR/small"
+small_prepare() {
+  rm -rf -- "$RUNDIR"; mkdir -p "$SMALL_DST"
+  find "$SMALL_SRC" -type f -exec cat -- {} + >/dev/null
+  sync
+}
+verify_tree() {  # untimed: diff -r of the source tree and the copy
+  [[ -d $SMALL_DST/tree ]] || { M_OK=0; M_ERR="no destination tree"; return; }
+  if ! diff -r -q "$SMALL_SRC" "$SMALL_DST/tree" >"$WORK/t/diff" 2>&1; then
+    M_OK=0; M_ERR="copy differs (diff -r): $(head -2 "$WORK/t/diff" | tr '\n' ' ' | cut -c1-160)"
+  fi
+}
+job_braid_small() {
+  small_prepare
+  measure ssh -- "$BRAID" -r "$SMALL_SRC" "braidbench:$SMALL_DST/"
+  ((M_OK)) && verify_tree
+}
+job_rsync_small() {
+  small_prepare
+  measure ssh -- rsync -a -e "ssh -F $SSHCFG" "$SMALL_SRC" "braidbench:$SMALL_DST/"
+  ((M_OK)) && verify_tree
+}
+job_scp_small() {
+  small_prepare
+  measure ssh -- scp -r -q -F "$SSHCFG" "$SMALL_SRC" "braidbench:$SMALL_DST/"
+  ((M_OK)) && verify_tree
+}
+GRIDFTPD_PORT=""
+gridftpd_start() {  # the small case's daemon: -cc 4 opens 4 control connections, so not -single
+  GRIDFTPD_PORT=$(free_port) || return 1
+  globus-gridftp-server -p "$GRIDFTPD_PORT" -hostname 127.0.0.1 -aa -anonymous-user "$ME" \
+    -allow-root -d ERROR -l "$WORK/logs/gridftpd.log" >"$WORK/logs/gridftpd.out" 2>&1 &
+  GRIDFTPD_PID=$!
+  wait_listen "$GRIDFTPD_PORT" "$GRIDFTPD_PID" || { kill_tree "$GRIDFTPD_PID"; GRIDFTPD_PID=""; return 1; }
+}
+job_gridftp_small() {  # -cd: without it, -cc 4 races its own mkdir of the target tree
+  [[ -n $GRIDFTPD_PID ]] || { M_OK=0; M_ERR="GridFTP daemon not running"; return; }
+  small_prepare
+  measure daemon -- globus-url-copy -cd -r -cc 4 -pp "file://$SMALL_SRC/" \
+    "ftp://127.0.0.1:$GRIDFTPD_PORT$SMALL_DST/tree/"
+  ((M_OK)) && verify_tree
+}
+
 # iperf3's own receiver rate is the figure (it leaves out process and control setup).
 IPERF_RATE=""
 job_iperf3_mem() {
@@ -542,6 +652,10 @@ ROWS=(
   "gridftp_zero|globus-url-copy -p 4 -len|zero|braid_ssh_zero"
   "iperf3_mem|iperf3 -P 8 (ceiling)|mem|braid_ssh_zero"
   "md5_ceiling|openssl md5, 1 core (ceiling)|md5|braid_e_file"
+  "braid_small|braid -r -s 4 (ssh push)|small|"
+  "rsync_small|rsync -a (ssh)|small|braid_small"
+  "gridftp_small|globus-url-copy -cd -r -cc 4 -pp|small|braid_small"
+  "scp_small|scp -r (SFTP protocol)|small|braid_small"
 )
 declare -A LABEL RCASE REF DISABLED NOTE RATES CPUS RSSS
 for r in "${ROWS[@]}"; do
@@ -550,13 +664,17 @@ for r in "${ROWS[@]}"; do
   DISABLED[$id]=0; NOTE[$id]=""; RATES[$id]=""; CPUS[$id]=""; RSSS[$id]=""
 done
 ORDER=()
-for r in "${ROWS[@]}"; do ORDER+=("${r%%|*}"); done
+for r in "${ROWS[@]}"; do
+  id=${r%%|*}
+  want "${RCASE[$id]}" && ORDER+=("$id")
+done
 
 disable_braid() {  # disable_braid REASON ids...
   local reason=$1 id; shift
   for id in "$@"; do DISABLED[$id]=1; NOTE[$id]="skipped: $reason"; done
 }
-BRAID_IDS=(braid_ssh_file braid_local_file braid_s1_file braid_s64_file braid_e_file braid_ssh_zero braid_local_zero)
+BRAID_IDS=(braid_ssh_file braid_local_file braid_s1_file braid_s64_file braid_e_file braid_ssh_zero braid_local_zero
+           braid_small)
 
 # ---------------------------------------------------------------------------------------
 # braid pre-flight (untimed): can it run, copy locally, push over ssh, and does --size on
@@ -587,7 +705,7 @@ else
   if ! preflight "braidbench:"; then
     why="push over ssh failed: $(tail -1 "$WORK/t/pre.err" | cut -c1-160)"
     log "NOTE: braid $why"
-    disable_braid "$why" braid_ssh_file braid_ssh_zero
+    disable_braid "$why" braid_ssh_file braid_ssh_zero braid_small
     if ((BRAID_LOCAL_OK)); then
       BRAID_VARIANT_DST=""
       for id in braid_s1_file braid_s64_file braid_e_file; do LABEL[$id]="${LABEL[$id]} (local)"; done
@@ -610,15 +728,19 @@ else
   fresh_rundir
 fi
 
-if ! gridftp_zero_check; then
+if want zero && ! gridftp_zero_check; then
   log "NOTE: globus-url-copy -len from /dev/zero to a file did not give the bytes: its /dev/null row skipped"
   DISABLED[gridftp_zero]=1; NOTE[gridftp_zero]="skipped: -len from /dev/zero did not give the bytes"
 fi
 fresh_rundir
+if want small && ! gridftpd_start; then
+  log "NOTE: the GridFTP daemon for the small case did not start: its row skipped"
+  DISABLED[gridftp_small]=1; NOTE[gridftp_small]="skipped: GridFTP daemon did not start"
+fi
 
 # ---------------------------------------------------------------------------------------
 # Rounds: every tool once per round, the order rotated each round.
-[[ -n $CSV ]] && echo "round,id,tool,case,ok,wall_s,mb_s,cpu_s,peak_rss_kib,error" >"$CSV"
+[[ -n $CSV ]] && echo "round,id,tool,case,ok,wall_s,mb_s,cpu_s,peak_rss_kib,error" >"$CSV"   # mb_s empty for small
 n=${#ORDER[@]}
 for ((round = 1; round <= RUNS; round++)); do
   log "round $round/$RUNS"
@@ -632,10 +754,13 @@ for ((round = 1; round <= RUNS; round++)); do
       case $id in
         iperf3_mem) rate=$IPERF_RATE ;;
         md5_ceiling) rate=$MD5_RATE; M_CPU=""; M_RSS="" ;;
+        *_small) rate=$M_WALL ;;   # seconds, not MB/s
         *) rate=$(awk -v s="$SIZE" -v w="$M_WALL" 'BEGIN{printf "%.1f", s / w / 1e6}') ;;
       esac
       RATES[$id]+=" $rate"; CPUS[$id]+=" $M_CPU"; RSSS[$id]+=" $M_RSS"
-      log "  $(printf '%-36s %-4s %8s MB/s %7ss  cpu %6s  rss KiB %s' "${LABEL[$id]}" "${RCASE[$id]}" "$rate" "$M_WALL" "${M_CPU:--}" "${M_RSS:--}")"
+      shown="$(printf '%8s MB/s %7ss' "$rate" "$M_WALL")"
+      [[ ${RCASE[$id]} == small ]] && shown="$(printf '%8s s' "$M_WALL")"
+      log "  $(printf '%-36s %-5s %s  cpu %6s  rss KiB %s' "${LABEL[$id]}" "${RCASE[$id]}" "$shown" "${M_CPU:--}" "${M_RSS:--}")"
       if [[ $id != md5_ceiling ]]; then
         log "      ($M_SPLIT; other processes ${M_OTHER}% of the CPUs)"
         OTHERS+=" $M_OTHER"
@@ -651,8 +776,9 @@ for ((round = 1; round <= RUNS; round++)); do
       DISABLED[$id]=1
     fi
     if [[ -n $CSV ]]; then
+      csv_rate=$rate; [[ ${RCASE[$id]} == small ]] && csv_rate=""
       printf '%d,%s,"%s",%s,%d,%s,%s,%s,%s,"%s"\n' "$round" "$id" "${LABEL[$id]}" "${RCASE[$id]}" \
-        "$M_OK" "$M_WALL" "$rate" "$M_CPU" "$M_RSS" "${M_ERR//\"/\'}" >>"$CSV"
+        "$M_OK" "$M_WALL" "$csv_rate" "$M_CPU" "$M_RSS" "${M_ERR//\"/\'}" >>"$CSV"
     fi
   done
 done
@@ -660,11 +786,11 @@ done
 # ---------------------------------------------------------------------------------------
 # Results.
 declare -A MED_RATE
-for id in "${ORDER[@]}"; do
+for id in "${!LABEL[@]}"; do   # every row, so lookups of cases not run give ""
   # shellcheck disable=SC2086
   MED_RATE[$id]=$(median ${RATES[$id]})
 done
-fmt_row() {  # fmt_row ID -> "tool|case|MB/s|CPU|RSS|ratio|note"
+fmt_row() {  # fmt_row ID -> "tool|case|MB/s (seconds for small)|CPU|RSS|ratio|note"
   local id=$1 rate cpu rss ratio="" ref=${REF[$1]}
   rate=${MED_RATE[$id]}
   # shellcheck disable=SC2086
@@ -673,11 +799,19 @@ fmt_row() {  # fmt_row ID -> "tool|case|MB/s|CPU|RSS|ratio|note"
   rss=$( [[ -n ${RSSS[$id]// /} ]] && maxof ${RSSS[$id]} )
   [[ -n $rss ]] && rss=$(awk -v k="$rss" 'BEGIN{printf "%.1f", k / 1024}')
   if [[ -n $rate && -n $ref && -n ${MED_RATE[$ref]} ]]; then
-    ratio=$(awk -v b="${MED_RATE[$ref]}" -v p="$rate" 'BEGIN{printf "%.2f", b / p}')
+    if [[ ${RCASE[$id]} == small ]]; then   # seconds: this row's time / braid's time
+      ratio=$(awk -v b="${MED_RATE[$ref]}" -v p="$rate" 'BEGIN{printf "%.2f", p / b}')
+    else
+      ratio=$(awk -v b="${MED_RATE[$ref]}" -v p="$rate" 'BEGIN{printf "%.2f", b / p}')
+    fi
   elif [[ -z $ref ]]; then
     ratio="-"
   fi
-  [[ -n $rate ]] && rate=$(awk -v r="$rate" 'BEGIN{printf "%.0f", r}')
+  if [[ -n $rate && ${RCASE[$id]} == small ]]; then
+    rate=$(awk -v r="$rate" 'BEGIN{printf "%.2f", r}')
+  elif [[ -n $rate ]]; then
+    rate=$(awk -v r="$rate" 'BEGIN{printf "%.0f", r}')
+  fi
   printf '%s|%s|%s|%s|%s|%s|%s\n' "${LABEL[$id]}" "${RCASE[$id]}" "${rate:-n/a}" "${cpu:-"-"}" \
     "${rss:-"-"}" "${ratio:-n/a}" "${NOTE[$id]}"
 }
@@ -713,6 +847,11 @@ env_line() {
     "${CPU_MODEL:-unknown CPU}" "$(nproc)" "$(uname -r)" "$SIZE" "$SIZE_STR" "$RUNS" "$TARGET_KIND"
   printf 'braid %s; %s (cipher %s); rsync %s; globus-url-copy %s; iperf3 %s; OpenSSL %s.\n' \
     "$BRAID_VERSION" "$SSH_VER" "${SSH_CIPHER:-default}" "$RSYNC_VER" "$GUC_VER" "$IPERF_VER" "$OPENSSL_VER"
+  if [[ $CASES_ARG != "$ALL_CASES" ]]; then printf 'Cases run: %s.\n' "$CASES_ARG"; fi
+  if want small; then
+    printf 'small: %s files of %s bytes in %s directories, pushed into the target dir; sync before each copy.\n' \
+      "$SMALL_COUNT" "$SMALL_FILE" "$SMALL_DIRS"
+  fi
 }
 NOTES_TEXT="MB/s is 10^6 bytes/s over the client's wall clock (setup included), except iperf3
 (its own receiver rate) and openssl md5 (its hashing rate). CPU s is user+sys at both ends
@@ -722,21 +861,37 @@ the peers and the ceiling, braid -e for the MD5 ceiling) divided by this row: ab
 is faster. file = page-cached random file to a file; zero = /dev/zero to /dev/null; every
 file copy is compared with cmp, pipes and /dev/null by the byte count the tool reports
 (braid and globus-url-copy to /dev/null by exit status, after an untimed check that their
-reads of /dev/zero to a file give the bytes)."
+reads of /dev/zero to a file give the bytes). small = the tree of small files: median
+seconds (client wall clock, setup included) instead of MB/s, and braid ratio = this row's
+seconds / braid's seconds (above 1, braid is faster); each copy lands in an emptied
+target after \`sync\` and is compared with diff -r."
 
+ids_of_table() {  # ids_of_table 0|1: the rows in ORDER of the MB/s table (0) or the small one (1)
+  local id is_small found=1
+  for id in "${ORDER[@]}"; do
+    is_small=0; [[ ${RCASE[$id]} == small ]] && is_small=1
+    ((is_small == $1)) || continue
+    echo "$id"; found=0
+  done
+  return "$found"
+}
 print_table() {
   echo
   echo "braid benchmark on loopback"
   env_line | sed 's/^/  /'
   echo
-  printf '%-38s %-5s %9s %8s %9s %7s  %s\n' "tool" "case" "MB/s" "CPU s" "RSS MiB" "braid" "note"
-  printf '%-38s %-5s %9s %8s %9s %7s\n' "----" "----" "----" "-----" "-------" "-----"
-  local id
-  for id in "${ORDER[@]}"; do
-    IFS='|' read -r t c r cpu rss ratio note <<<"$(fmt_row "$id")"
-    printf '%-38s %-5s %9s %8s %9s %7s  %s\n' "$t" "$c" "$r" "$cpu" "$rss" "$ratio" "$note"
+  local id small_table unit
+  for small_table in 0 1; do
+    unit="MB/s"; ((small_table)) && unit="seconds"
+    ids_of_table "$small_table" >/dev/null || continue
+    printf '%-38s %-5s %9s %8s %9s %7s  %s\n' "tool" "case" "$unit" "CPU s" "RSS MiB" "braid" "note"
+    printf '%-38s %-5s %9s %8s %9s %7s\n' "----" "----" "----" "-----" "-------" "-----"
+    for id in $(ids_of_table "$small_table"); do
+      IFS='|' read -r t c r cpu rss ratio note <<<"$(fmt_row "$id")"
+      printf '%-38s %-5s %9s %8s %9s %7s  %s\n' "$t" "$c" "$r" "$cpu" "$rss" "$ratio" "$note"
+    done
+    echo
   done
-  echo
   summary_lines | sed 's/^/  /'
   echo
   while IFS= read -r l; do echo "  $l"; done <<<"$NOTES_TEXT"
@@ -748,16 +903,22 @@ write_markdown() {
     echo
     env_line
     echo
-    echo "Produced by \`tools/bench/bench.sh --size $SIZE_STR --runs $RUNS\`."
+    local cases_opt=""
+    [[ $CASES_ARG != "$ALL_CASES" ]] && cases_opt=" --cases $CASES_ARG"
+    echo "Produced by \`tools/bench/bench.sh --size $SIZE_STR --runs $RUNS$cases_opt\`."
     echo
-    echo "| tool | case | MB/s | CPU s | peak RSS MiB | braid ratio | note |"
-    echo "|---|---|---:|---:|---:|---:|---|"
-    local id
-    for id in "${ORDER[@]}"; do
-      IFS='|' read -r t c r cpu rss ratio note <<<"$(fmt_row "$id")"
-      printf '| %s | %s | %s | %s | %s | %s | %s |\n' "${t//|/\\|}" "$c" "$r" "$cpu" "$rss" "$ratio" "$note"
+    local id small_table unit
+    for small_table in 0 1; do
+      unit="MB/s"; ((small_table)) && unit="seconds"
+      ids_of_table "$small_table" >/dev/null || continue
+      echo "| tool | case | $unit | CPU s | peak RSS MiB | braid ratio | note |"
+      echo "|---|---|---:|---:|---:|---:|---|"
+      for id in $(ids_of_table "$small_table"); do
+        IFS='|' read -r t c r cpu rss ratio note <<<"$(fmt_row "$id")"
+        printf '| %s | %s | %s | %s | %s | %s | %s |\n' "${t//|/\\|}" "$c" "$r" "$cpu" "$rss" "$ratio" "$note"
+      done
+      echo
     done
-    echo
     summary_lines | sed 's/^/- /'
     echo
     echo "$NOTES_TEXT"
