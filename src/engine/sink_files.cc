@@ -160,6 +160,7 @@ bool SinkFiles::WriteBlock(std::uint32_t id, std::uint64_t offset, const std::ui
     if (f.complete) Reject("data after the file was complete");
     fd = OpenLocked(f);
   }
+  std::unique_lock write_lock(*files_[id].write_mutex);
   std::uint32_t done = 0;
   while (done < length) {
     ssize_t n = ::pwrite(fd, data + done, length - done, static_cast<off_t>(offset + done));
@@ -169,6 +170,7 @@ bool SinkFiles::WriteBlock(std::uint32_t id, std::uint64_t offset, const std::ui
     }
     done += static_cast<std::uint32_t>(n);
   }
+  write_lock.unlock();
   std::unique_lock lock(mutex_);
   SinkFile& f = files_[id];
   bytes_ += f.ranges.Add(offset, offset + length);

@@ -485,6 +485,7 @@ verify_file() {  # verify_file DST: identical to SRC, and nothing else left in R
 fresh_rundir() {
   rm -rf -- "$RUNDIR"; mkdir -p "$RUNDIR"
   [[ -f ${SRC:-} ]] && cat -- "$SRC" >/dev/null
+  sync  # nobody pays for another run's (or the source's) writeback
   return 0
 }
 
