@@ -11,6 +11,7 @@
 #include <regex>
 #include <thread>
 
+#include "support/mini_json.h"
 #include "support/process_runner.h"
 #include "support/sshd_fixture.h"
 #include "support/test_files.h"
@@ -54,6 +55,16 @@ TEST_F(FeaturesTest, CompressionShrinksCompressibleDataAndCostsLittleOnRandomDat
   double wire = WireBytes(r.err);
   ASSERT_GT(wire, 0) << r.err;
   EXPECT_LT(wire, size / 4) << r.err;
+
+  // --json shows it too: the streams carried far fewer bytes than arrived.
+  auto j = RunBraid({"--json", "-c", "-f", text, Remote(dir + "/text-copy")});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  testing::JsonValue doc = testing::JsonReader::Parse(j.out);
+  double streamed = 0;
+  for (const auto& st : doc["end"]["streams"].array) streamed += st["bytes"].number;
+  EXPECT_EQ(doc["end"]["bytes"].number, size);
+  EXPECT_GT(streamed, 0);
+  EXPECT_LT(streamed, size / 4);
 
   std::string random = dir + "/random";
   WritePatternFile(random, 16u << 20, 77);
