@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "braid/error.h"
+#include "parse_args.h"
 
 namespace braid {
 namespace {
@@ -34,21 +35,8 @@ class EmptyHome : public ::testing::Environment {
 };
 const auto* const kEmptyHome = ::testing::AddGlobalTestEnvironment(new EmptyHome);
 
-/// Runs the parser on `args` (program name added), capturing --help/--version output.
 CommandLine Parse(std::vector<std::string> args, std::string* out = nullptr) {
-  args.insert(args.begin(), "braid");
-  std::vector<const char*> argv;
-  argv.reserve(args.size() + 1);
-  for (const std::string& a : args) {
-    argv.push_back(a.c_str());
-  }
-  argv.push_back(nullptr);
-  std::ostringstream stream;
-  CommandLine result = ParseCommandLine(static_cast<int>(args.size()), argv.data(), stream);
-  if (out != nullptr) {
-    *out = stream.str();
-  }
-  return result;
+  return ParseArgs(std::move(args), out);
 }
 
 /// The kUsage message for `args`; fails the test when they parse.

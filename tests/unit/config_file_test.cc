@@ -1,4 +1,5 @@
 #include "cli/config_file.h"
+#include "parse_args.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -152,14 +153,7 @@ class ConfigCommandLineTest : public ::testing::Test {
     return path;
   }
 
-  static Options Parse(std::vector<std::string> args) {
-    args.insert(args.begin(), "braid");
-    std::vector<const char*> argv;
-    for (const std::string& a : args) argv.push_back(a.c_str());
-    argv.push_back(nullptr);
-    std::ostringstream out;
-    return ParseCommandLine(static_cast<int>(args.size()), argv.data(), out).options;
-  }
+  static Options Parse(std::vector<std::string> args) { return ParseArgs(std::move(args)).options; }
 
   std::string dir_;
   std::optional<std::string> saved_home_;

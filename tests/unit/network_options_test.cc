@@ -8,18 +8,12 @@
 
 #include "braid/error.h"
 #include "cli/command_line.h"
+#include "parse_args.h"
 
 namespace braid {
 namespace {
 
-Options ParseOptions(std::vector<std::string> args) {
-  args.insert(args.begin(), "braid");
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  argv.push_back(nullptr);
-  std::ostringstream out;
-  return ParseCommandLine(static_cast<int>(args.size()), argv.data(), out).options;
-}
+Options ParseOptions(std::vector<std::string> args) { return ParseArgs(std::move(args)).options; }
 
 /// The kUsage message for `args`; fails the test when they parse.
 std::string UsageError(const std::vector<std::string>& args) {
