@@ -34,9 +34,7 @@ class ConnectAttempt : public std::enable_shared_from_this<ConnectAttempt> {
   void Start() { TryNext(); }
 
  private:
-  std::string Where() const {
-    return addresses_[next_ - 1] + " port " + std::to_string(port_);
-  }
+  std::string Where() const { return addresses_[next_ - 1] + " port " + std::to_string(port_); }
 
   void Fail(const std::string& why) {
     result_.last_error = why;
@@ -83,15 +81,15 @@ class ConnectAttempt : public std::enable_shared_from_this<ConnectAttempt> {
   void SendHello() {
     hello_ = handshake_.Hello();
     auto self = shared_from_this();
-    asio::async_write(socket_, asio::buffer(hello_), [self](boost::system::error_code ec,
-                                                            std::size_t) {
-      if (ec) return self->Fail(self->Describe("handshake with", ec));
-      asio::async_read(self->socket_, asio::buffer(self->challenge_),
-                       [self](boost::system::error_code ec2, std::size_t) {
-                         if (ec2) return self->Fail(self->Describe("handshake with", ec2));
-                         self->SendProof();
-                       });
-    });
+    asio::async_write(
+        socket_, asio::buffer(hello_), [self](boost::system::error_code ec, std::size_t) {
+          if (ec) return self->Fail(self->Describe("handshake with", ec));
+          asio::async_read(self->socket_, asio::buffer(self->challenge_),
+                           [self](boost::system::error_code ec2, std::size_t) {
+                             if (ec2) return self->Fail(self->Describe("handshake with", ec2));
+                             self->SendProof();
+                           });
+        });
   }
 
   void SendProof() {
@@ -101,18 +99,18 @@ class ConnectAttempt : public std::enable_shared_from_this<ConnectAttempt> {
       return Fail(std::string(e.what()) + " at " + Where());
     }
     auto self = shared_from_this();
-    asio::async_write(socket_, asio::buffer(proof_), [self](boost::system::error_code ec,
-                                                            std::size_t) {
-      if (ec) return self->Fail(self->Describe("handshake with", ec));
-      asio::async_read(self->socket_, asio::buffer(&self->accept_, 1),
-                       [self](boost::system::error_code ec2, std::size_t) {
-                         if (ec2) return self->Fail(self->Describe("stream refused by", ec2));
-                         if (self->accept_ != kAcceptByte) {
-                           return self->Fail("stream refused by " + self->Where());
-                         }
-                         self->Done();
-                       });
-    });
+    asio::async_write(
+        socket_, asio::buffer(proof_), [self](boost::system::error_code ec, std::size_t) {
+          if (ec) return self->Fail(self->Describe("handshake with", ec));
+          asio::async_read(self->socket_, asio::buffer(&self->accept_, 1),
+                           [self](boost::system::error_code ec2, std::size_t) {
+                             if (ec2) return self->Fail(self->Describe("stream refused by", ec2));
+                             if (self->accept_ != kAcceptByte) {
+                               return self->Fail("stream refused by " + self->Where());
+                             }
+                             self->Done();
+                           });
+        });
   }
 
   void Done() {

@@ -66,8 +66,8 @@ FrameHeader DecodeFrameHeader(std::span<const std::uint8_t> bytes, std::uint32_t
       break;
     case static_cast<std::uint8_t>(FrameType::kStreamEnd):
       h.type = FrameType::kStreamEnd;
-      if (h.flags != 0 || h.length != 0 || h.raw_length != 0 || h.offset != 0 ||
-          h.file_id == 0 || h.file_id > kMaxStreamCount) {
+      if (h.flags != 0 || h.length != 0 || h.raw_length != 0 || h.offset != 0 || h.file_id == 0 ||
+          h.file_id > kMaxStreamCount) {
         WireReader::Fail("stream-end frame malformed");
       }
       break;

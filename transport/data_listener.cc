@@ -75,14 +75,13 @@ class ListenerHandshake : public std::enable_shared_from_this<ListenerHandshake>
       return Reject();
     }
     auto self = shared_from_this();
-    asio::async_write(socket_, asio::buffer(challenge_),
-                      [self](boost::system::error_code ec2, std::size_t) {
-                        if (ec2) return self->Reject();
-                        asio::async_read(self->socket_, asio::buffer(self->proof_),
-                                         [self](boost::system::error_code ec3, std::size_t) {
-                                           self->OnProof(ec3);
-                                         });
-                      });
+    asio::async_write(
+        socket_, asio::buffer(challenge_), [self](boost::system::error_code ec2, std::size_t) {
+          if (ec2) return self->Reject();
+          asio::async_read(
+              self->socket_, asio::buffer(self->proof_),
+              [self](boost::system::error_code ec3, std::size_t) { self->OnProof(ec3); });
+        });
   }
 
   void OnProof(boost::system::error_code ec) {
@@ -113,8 +112,8 @@ class ListenerHandshake : public std::enable_shared_from_this<ListenerHandshake>
     auto peer = socket_.remote_endpoint(peer_ec);
     AuthenticatedStream stream;
     stream.index = index;
-    stream.peer = peer_ec ? std::string("?")
-                          : peer.address().to_string() + ":" + std::to_string(peer.port());
+    stream.peer =
+        peer_ec ? std::string("?") : peer.address().to_string() + ":" + std::to_string(peer.port());
     stream.fd = UniqueFd(socket_.release());
     state_.on_stream(std::move(stream));
     if (++state_.delivered == state_.limit) state_.Finish();
@@ -160,9 +159,8 @@ DataListener::DataListener(const std::string& address, const SocketTuning& tunin
   }
   tcp::endpoint endpoint(addr, 0);
   auto fail = [&](const char* step) {
-    throw BraidError(ErrorCode::kDataConnect,
-                     std::string("cannot listen for data on ") + address + " (" + step +
-                         "): " + ec.message());
+    throw BraidError(ErrorCode::kDataConnect, std::string("cannot listen for data on ") + address +
+                                                  " (" + step + "): " + ec.message());
   };
   impl_->acceptor.open(endpoint.protocol(), ec);
   if (ec) fail("socket");
@@ -185,7 +183,8 @@ std::uint16_t DataListener::port() const {
 void DataListener::Run(const Secret& secret, const SessionId& session, std::uint16_t limit,
                        std::chrono::steady_clock::duration deadline,
                        const std::function<void(AuthenticatedStream)>& on_stream) {
-  AcceptState state{secret,    session,       limit, on_stream, rejected_, impl_->acceptor,
+  AcceptState state{secret,    session,       limit,
+                    on_stream, rejected_,     impl_->acceptor,
                     impl_->io, impl_->tuning, std::vector<bool>(limit, false)};
   asio::steady_timer timer(impl_->io);
   timer.expires_after(deadline);

@@ -17,8 +17,9 @@ DataSocket::DataSocket(UniqueFd fd, std::string peer) : fd_(std::move(fd)), peer
 }
 
 void DataSocket::Fail(const std::string& what, int err) const {
-  throw BraidError(ErrorCode::kPeerLost, "data stream to " + peer_ + ": " + what +
-                                             (err != 0 ? std::string(": ") + std::strerror(err) : ""));
+  throw BraidError(ErrorCode::kPeerLost,
+                   "data stream to " + peer_ + ": " + what +
+                       (err != 0 ? std::string(": ") + std::strerror(err) : ""));
 }
 
 void DataSocket::SendFrame(const FrameHeader& header, std::span<const std::uint8_t> payload) {

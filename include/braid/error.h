@@ -13,42 +13,57 @@ namespace braid {
 /// Error codes travel in control messages, so their numbers are part of the protocol.
 enum class ErrorCode : std::uint16_t {
   kOk = 0,
-  kInternal = 1,           ///< a bug or an unexpected environment failure
-  kUsage = 2,              ///< bad command line
-  kHostUnreachable = 3,    ///< unknown host, connection refused, timeout
-  kAuthRefused = 4,        ///< ssh authentication failed
-  kHostKeyUnknown = 5,     ///< host key not in known_hosts
-  kHostKeyChanged = 6,     ///< host key differs from known_hosts
-  kRemoteMissing = 7,      ///< braid not found on the remote host
-  kSourceUnreadable = 8,   ///< source missing or unreadable
-  kTargetUnwritable = 9,   ///< target directory missing or not writable
-  kDiskFull = 10,          ///< ENOSPC or EDQUOT on the target
-  kProtocol = 11,          ///< the peer broke the protocol
-  kDataConnect = 12,       ///< no data stream could be connected
-  kIntegrity = 13,         ///< checksums or MD5 disagree
-  kInterrupted = 14,       ///< SIGINT or SIGTERM
-  kPeerLost = 15,          ///< a control channel ended unexpectedly
+  kInternal = 1,          ///< a bug or an unexpected environment failure
+  kUsage = 2,             ///< bad command line
+  kHostUnreachable = 3,   ///< unknown host, connection refused, timeout
+  kAuthRefused = 4,       ///< ssh authentication failed
+  kHostKeyUnknown = 5,    ///< host key not in known_hosts
+  kHostKeyChanged = 6,    ///< host key differs from known_hosts
+  kRemoteMissing = 7,     ///< braid not found on the remote host
+  kSourceUnreadable = 8,  ///< source missing or unreadable
+  kTargetUnwritable = 9,  ///< target directory missing or not writable
+  kDiskFull = 10,         ///< ENOSPC or EDQUOT on the target
+  kProtocol = 11,         ///< the peer broke the protocol
+  kDataConnect = 12,      ///< no data stream could be connected
+  kIntegrity = 13,        ///< checksums or MD5 disagree
+  kInterrupted = 14,      ///< SIGINT or SIGTERM
+  kPeerLost = 15,         ///< a control channel ended unexpectedly
 };
 
 /// Process exit status for an error code. Distinct per class so scripts can branch on it.
 constexpr int ExitCodeFor(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kOk: return 0;
-    case ErrorCode::kInternal: return 1;
-    case ErrorCode::kUsage: return 2;
-    case ErrorCode::kHostUnreachable: return 3;
-    case ErrorCode::kAuthRefused: return 4;
+    case ErrorCode::kOk:
+      return 0;
+    case ErrorCode::kInternal:
+      return 1;
+    case ErrorCode::kUsage:
+      return 2;
+    case ErrorCode::kHostUnreachable:
+      return 3;
+    case ErrorCode::kAuthRefused:
+      return 4;
     case ErrorCode::kHostKeyUnknown:
-    case ErrorCode::kHostKeyChanged: return 5;
-    case ErrorCode::kRemoteMissing: return 6;
-    case ErrorCode::kSourceUnreadable: return 7;
-    case ErrorCode::kTargetUnwritable: return 8;
-    case ErrorCode::kDiskFull: return 9;
-    case ErrorCode::kProtocol: return 10;
-    case ErrorCode::kDataConnect: return 11;
-    case ErrorCode::kIntegrity: return 12;
-    case ErrorCode::kPeerLost: return 13;
-    case ErrorCode::kInterrupted: return 130;
+    case ErrorCode::kHostKeyChanged:
+      return 5;
+    case ErrorCode::kRemoteMissing:
+      return 6;
+    case ErrorCode::kSourceUnreadable:
+      return 7;
+    case ErrorCode::kTargetUnwritable:
+      return 8;
+    case ErrorCode::kDiskFull:
+      return 9;
+    case ErrorCode::kProtocol:
+      return 10;
+    case ErrorCode::kDataConnect:
+      return 11;
+    case ErrorCode::kIntegrity:
+      return 12;
+    case ErrorCode::kPeerLost:
+      return 13;
+    case ErrorCode::kInterrupted:
+      return 130;
   }
   return 1;
 }
@@ -56,22 +71,38 @@ constexpr int ExitCodeFor(ErrorCode code) {
 /// Short stable name, used in verbose output and JSON.
 constexpr const char* ErrorName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kOk: return "ok";
-    case ErrorCode::kInternal: return "internal";
-    case ErrorCode::kUsage: return "usage";
-    case ErrorCode::kHostUnreachable: return "host-unreachable";
-    case ErrorCode::kAuthRefused: return "auth-refused";
-    case ErrorCode::kHostKeyUnknown: return "host-key-unknown";
-    case ErrorCode::kHostKeyChanged: return "host-key-changed";
-    case ErrorCode::kRemoteMissing: return "remote-missing";
-    case ErrorCode::kSourceUnreadable: return "source-unreadable";
-    case ErrorCode::kTargetUnwritable: return "target-unwritable";
-    case ErrorCode::kDiskFull: return "disk-full";
-    case ErrorCode::kProtocol: return "protocol";
-    case ErrorCode::kDataConnect: return "data-connect";
-    case ErrorCode::kIntegrity: return "integrity";
-    case ErrorCode::kInterrupted: return "interrupted";
-    case ErrorCode::kPeerLost: return "peer-lost";
+    case ErrorCode::kOk:
+      return "ok";
+    case ErrorCode::kInternal:
+      return "internal";
+    case ErrorCode::kUsage:
+      return "usage";
+    case ErrorCode::kHostUnreachable:
+      return "host-unreachable";
+    case ErrorCode::kAuthRefused:
+      return "auth-refused";
+    case ErrorCode::kHostKeyUnknown:
+      return "host-key-unknown";
+    case ErrorCode::kHostKeyChanged:
+      return "host-key-changed";
+    case ErrorCode::kRemoteMissing:
+      return "remote-missing";
+    case ErrorCode::kSourceUnreadable:
+      return "source-unreadable";
+    case ErrorCode::kTargetUnwritable:
+      return "target-unwritable";
+    case ErrorCode::kDiskFull:
+      return "disk-full";
+    case ErrorCode::kProtocol:
+      return "protocol";
+    case ErrorCode::kDataConnect:
+      return "data-connect";
+    case ErrorCode::kIntegrity:
+      return "integrity";
+    case ErrorCode::kInterrupted:
+      return "interrupted";
+    case ErrorCode::kPeerLost:
+      return "peer-lost";
   }
   return "unknown";
 }

@@ -17,15 +17,15 @@ enum class FileKind : std::uint8_t {
 constexpr std::uint64_t kUnknownSize = std::numeric_limits<std::uint64_t>::max();
 
 struct FileEntry {
-  std::uint32_t id = 0;     ///< dense, in list order; data frames name files by it
-  std::uint16_t top = 0;    ///< which SRC argument this came from
+  std::uint32_t id = 0;   ///< dense, in list order; data frames name files by it
+  std::uint16_t top = 0;  ///< which SRC argument this came from
   FileKind kind = FileKind::kRegular;
-  std::string path;         ///< relative, '/'-separated, first component is the SRC's name
-  std::uint64_t size = 0;   ///< kUnknownSize for a stream until its end
+  std::string path;        ///< relative, '/'-separated, first component is the SRC's name
+  std::uint64_t size = 0;  ///< kUnknownSize for a stream until its end
   std::uint32_t mode = 0644;
   std::int64_t mtime_sec = 0;
   std::uint32_t mtime_nsec = 0;
-  std::uint32_t uid = 0;    ///< numeric owner, applied with -p when the sink runs as root
+  std::uint32_t uid = 0;  ///< numeric owner, applied with -p when the sink runs as root
   std::uint32_t gid = 0;
   std::string link_target;  ///< for kSymlink
 };

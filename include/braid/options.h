@@ -20,32 +20,32 @@ struct Options {
   std::vector<Endpoint> sources;
   Endpoint destination;
 
-  int streams = kDefaultStreams;                ///< -s: 1..64
-  std::uint64_t window = 0;                     ///< -w: socket buffer bytes; 0 = kernel autotuning
-  std::uint32_t block_size = kDefaultBlockSize; ///< -B
-  double progress_interval = 0;                 ///< -P seconds; 0 = bar on a TTY, else silent
-  bool md5 = false;                             ///< -E md5 / -e
-  bool force = false;                           ///< -f
-  bool recursive = false;                       ///< -r
-  bool preserve = false;                        ///< -p
-  std::string remote_command = "braid";         ///< -T
-  std::vector<std::string> identity_files;      ///< -i
-  int ssh_port = 0;                             ///< --ssh-port; 0 = ~/.ssh/config or 22
-  int verbose = 0;                              ///< -v, repeatable
-  bool accept_new_host_key = false;             ///< --accept-new-host-key
-  std::optional<std::uint64_t> size;            ///< --size: bytes to read from a device source
+  int streams = kDefaultStreams;                 ///< -s: 1..64
+  std::uint64_t window = 0;                      ///< -w: socket buffer bytes; 0 = kernel autotuning
+  std::uint32_t block_size = kDefaultBlockSize;  ///< -B
+  double progress_interval = 0;                  ///< -P seconds; 0 = bar on a TTY, else silent
+  bool md5 = false;                              ///< -E md5 / -e
+  bool force = false;                            ///< -f
+  bool recursive = false;                        ///< -r
+  bool preserve = false;                         ///< -p
+  std::string remote_command = "braid";          ///< -T
+  std::vector<std::string> identity_files;       ///< -i
+  int ssh_port = 0;                              ///< --ssh-port; 0 = ~/.ssh/config or 22
+  int verbose = 0;                               ///< -v, repeatable
+  bool accept_new_host_key = false;              ///< --accept-new-host-key
+  std::optional<std::uint64_t> size;             ///< --size: bytes to read from a device source
 
   // The everyday features (rate, marking, compression, reports, config).
-  std::uint64_t rate = 0;                       ///< -x: bytes/s over all streams; 0 = unlimited
-  int tos = -1;                                 ///< -q: IP_TOS / IPV6_TCLASS byte; -1 = leave alone
-  std::string congestion_control;               ///< --cc: TCP_CONGESTION name; empty = default
-  int compress_level = -1;                      ///< -c [LEVEL]: zlib level 1-9; -1 = off
-  bool ordered = false;                         ///< -o: write in order even to a seekable file
-  bool follow_symlinks = false;                 ///< -L: copy what links point to, not the links
-  std::string data_host;                        ///< --data-host: address the sink listens on
-  std::string config_file;                      ///< -C: defaults file; empty = ~/.config/braid/config
-  bool json = false;                            ///< --json: one JSON report on stdout at the end
-  std::string report_csv;                       ///< --report-csv FILE: per-interval, per-stream rows
+  std::uint64_t rate = 0;          ///< -x: bytes/s over all streams; 0 = unlimited
+  int tos = -1;                    ///< -q: IP_TOS / IPV6_TCLASS byte; -1 = leave alone
+  std::string congestion_control;  ///< --cc: TCP_CONGESTION name; empty = default
+  int compress_level = -1;         ///< -c [LEVEL]: zlib level 1-9; -1 = off
+  bool ordered = false;            ///< -o: write in order even to a seekable file
+  bool follow_symlinks = false;    ///< -L: copy what links point to, not the links
+  std::string data_host;           ///< --data-host: address the sink listens on
+  std::string config_file;         ///< -C: defaults file; empty = ~/.config/braid/config
+  bool json = false;               ///< --json: one JSON report on stdout at the end
+  std::string report_csv;          ///< --report-csv FILE: per-interval, per-stream rows
 };
 
 }  // namespace braid

@@ -232,8 +232,10 @@ void ApplyNetworkOptions(const CLI::App& app, const RawArgs& raw, Options& optio
       ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
     }
     if (!ok) {
-      Fail("--cc must be a congestion control name of 1 to 15 letters, digits, '_' or '-', "
-           "got " + Quote(name));
+      Fail(
+          "--cc must be a congestion control name of 1 to 15 letters, digits, '_' or '-', "
+          "got " +
+          Quote(name));
     }
     options.congestion_control = name;
   }

@@ -105,9 +105,9 @@ class Agent {
   }
 
   [[noreturn]] static void Unexpected(const AgentEvent& ev) {
-    throw BraidError(ErrorCode::kProtocol,
-                     std::string("protocol error: unexpected ") + MessageName(*ev.message) +
-                         " from the " + (ev.side == Side::kSource ? "source" : "sink"));
+    throw BraidError(ErrorCode::kProtocol, std::string("protocol error: unexpected ") +
+                                               MessageName(*ev.message) + " from the " +
+                                               (ev.side == Side::kSource ? "source" : "sink"));
   }
 
   void Transfer() {
@@ -270,8 +270,8 @@ class Agent {
       if (options_.compress_level > 0) wire = ", " + FormatBytes(wire_bytes_) + " on the wire";
       std::fprintf(stderr, "braid: copied %s in %zu files in %.2f s (%s) over %u streams%s%s\n",
                    FormatBytes(bytes_).c_str(), files_, secs,
-                   FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(),
-                   streams_, wire.c_str(), options_.md5 ? ", MD5 verified" : "");
+                   FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(), streams_,
+                   wire.c_str(), options_.md5 ? ", MD5 verified" : "");
     }
     if (report_) {
       ReportEnd end;

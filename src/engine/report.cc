@@ -59,12 +59,11 @@ double Rate(std::uint64_t bytes, double seconds) {
 const char* Bool(bool b) { return b ? "true" : "false"; }
 
 std::string IntervalJson(const ReportInterval& iv) {
-  std::string out = "{\"start\": " + JsonNumber(iv.start, 6) +
-                    ", \"end\": " + JsonNumber(iv.end, 6) +
-                    ", \"seconds\": " + JsonNumber(iv.seconds(), 6) +
-                    ", \"bytes\": " + std::to_string(iv.bytes) +
-                    ", \"bits_per_second\": " + JsonNumber(8 * Rate(iv.bytes, iv.seconds()), 3) +
-                    ", \"streams\": [";
+  std::string out =
+      "{\"start\": " + JsonNumber(iv.start, 6) + ", \"end\": " + JsonNumber(iv.end, 6) +
+      ", \"seconds\": " + JsonNumber(iv.seconds(), 6) + ", \"bytes\": " + std::to_string(iv.bytes) +
+      ", \"bits_per_second\": " + JsonNumber(8 * Rate(iv.bytes, iv.seconds()), 3) +
+      ", \"streams\": [";
   for (std::size_t i = 0; i < iv.streams.size(); ++i) {
     const IntervalStream& s = iv.streams[i];
     out += (i == 0 ? "" : ", ");
@@ -171,13 +170,27 @@ std::string JsonQuote(std::string_view text) {
       continue;
     }
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20 || c == 0x7F) {
           out += "\\u00";
@@ -205,19 +218,18 @@ std::string JsonNumber(double value, int decimals) {
 
 std::string FormatJsonReport(const ReportHeader& h, const std::vector<ReportInterval>& intervals,
                              const ReportEnd& e) {
-  std::string out = "{\n  \"start\": {\"version\": " + JsonQuote(h.version) +
-                    ", \"timestamp\": " + JsonQuote(Timestamp(h.unix_time)) +
-                    ", \"timesecs\": " + JsonNumber(h.unix_time, 3) + ",\n    \"options\": {" +
-                    "\"streams\": " + std::to_string(h.streams) +
-                    ", \"block_size\": " + std::to_string(h.block_size) +
-                    ", \"window\": " + std::to_string(h.window) + ", \"md5\": " + Bool(h.md5) +
-                    ", \"rate\": " + std::to_string(h.rate) +
-                    ", \"tos\": " + (h.tos >= 0 ? std::to_string(h.tos) : "null") +
-                    ", \"cc\": " +
-                    (h.congestion_control.empty() ? "null" : JsonQuote(h.congestion_control)) +
-                    ", \"compress\": " +
-                    (h.compress_level > 0 ? std::to_string(h.compress_level) : "null") +
-                    "},\n    \"source\": [";
+  std::string out =
+      "{\n  \"start\": {\"version\": " + JsonQuote(h.version) +
+      ", \"timestamp\": " + JsonQuote(Timestamp(h.unix_time)) +
+      ", \"timesecs\": " + JsonNumber(h.unix_time, 3) + ",\n    \"options\": {" +
+      "\"streams\": " + std::to_string(h.streams) +
+      ", \"block_size\": " + std::to_string(h.block_size) +
+      ", \"window\": " + std::to_string(h.window) + ", \"md5\": " + Bool(h.md5) +
+      ", \"rate\": " + std::to_string(h.rate) +
+      ", \"tos\": " + (h.tos >= 0 ? std::to_string(h.tos) : "null") +
+      ", \"cc\": " + (h.congestion_control.empty() ? "null" : JsonQuote(h.congestion_control)) +
+      ", \"compress\": " + (h.compress_level > 0 ? std::to_string(h.compress_level) : "null") +
+      "},\n    \"source\": [";
   for (std::size_t i = 0; i < h.sources.size(); ++i) {
     out += (i == 0 ? "" : ", ") + JsonQuote(h.sources[i]);
   }
@@ -252,8 +264,8 @@ std::string FormatCsvRows(const ReportInterval& interval, double unix_start) {
   std::string time = JsonNumber(unix_start + interval.end, 3);
   for (const IntervalStream& s : interval.streams) {
     out += time + "," + std::to_string(s.index) + "," + std::to_string(s.bytes) + "," +
-           JsonNumber(Rate(s.bytes, interval.seconds()), 0) + "," + std::to_string(s.rtt_us) +
-           "," + std::to_string(s.cwnd) + "," + std::to_string(s.retransmits) + "\n";
+           JsonNumber(Rate(s.bytes, interval.seconds()), 0) + "," + std::to_string(s.rtt_us) + "," +
+           std::to_string(s.cwnd) + "," + std::to_string(s.retransmits) + "\n";
   }
   return out;
 }

@@ -26,7 +26,7 @@ struct IntervalStream {
 };
 
 struct ReportInterval {
-  double start = 0;         ///< seconds since the data started
+  double start = 0;  ///< seconds since the data started
   double end = 0;
   std::uint64_t bytes = 0;  ///< arrived at the sink during the interval
   std::vector<IntervalStream> streams;
@@ -36,7 +36,7 @@ struct ReportInterval {
 /// One stream over the whole copy.
 struct StreamTotals {
   std::uint16_t index = 0;
-  std::uint64_t bytes = 0;        ///< on the wire
+  std::uint64_t bytes = 0;  ///< on the wire
   std::uint32_t retransmits = 0;
   std::uint32_t max_rtt_us = 0;
   std::uint32_t min_rtt_us = 0;  ///< 0: never measured
@@ -90,10 +90,10 @@ struct ReportHeader {
   std::uint32_t block_size = 0;
   std::uint64_t window = 0;  ///< 0: kernel autotuning
   bool md5 = false;
-  std::uint64_t rate = 0;    ///< bytes/s; 0: unlimited
-  int tos = -1;              ///< -1: not set (null in JSON)
+  std::uint64_t rate = 0;  ///< bytes/s; 0: unlimited
+  int tos = -1;            ///< -1: not set (null in JSON)
   std::string congestion_control;
-  int compress_level = -1;   ///< -1: off (null in JSON)
+  int compress_level = -1;  ///< -1: off (null in JSON)
   std::vector<std::string> sources;
   std::string destination;
 };

@@ -27,7 +27,8 @@ mode_t CurrentUmask() {
 int ReserveSpace(int fd, std::uint64_t size) {
   struct statfs fs {};
   if (::fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC) {
-    auto free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * static_cast<std::uint64_t>(fs.f_bsize);
+    auto free_bytes =
+        static_cast<std::uint64_t>(fs.f_bavail) * static_cast<std::uint64_t>(fs.f_bsize);
     return size > free_bytes ? ENOSPC : 0;
   }
   return ::posix_fallocate(fd, 0, static_cast<off_t>(size));
@@ -128,8 +129,8 @@ void SinkFiles::CheckBlock(std::uint32_t id, std::uint64_t offset, std::uint32_t
 
 int SinkFiles::OpenLocked(SinkFile& f) {
   if (f.fd.valid()) return f.fd.get();
-  f.fd.Reset(::open(f.partial_path.c_str(),
-                    O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
+  f.fd.Reset(
+      ::open(f.partial_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!f.fd.valid()) Fail(f.partial_path, errno);
   std::uint64_t size = f.entry.size;
   if (size != kUnknownSize && size > 0) {
@@ -281,8 +282,7 @@ void SinkFiles::RemovePartials() {
   if (plan_.mode == TargetPlan::Mode::kStream) return;
   std::lock_guard lock(mutex_);
   for (auto& f : files_) {
-    if (f.committed || f.entry.kind == FileKind::kDirectory ||
-        f.entry.kind == FileKind::kSymlink) {
+    if (f.committed || f.entry.kind == FileKind::kDirectory || f.entry.kind == FileKind::kSymlink) {
       continue;
     }
     if (f.fd.valid() || ::access(f.partial_path.c_str(), F_OK) == 0) {

@@ -72,8 +72,7 @@ struct SinkSession::Impl {
   FileDone Verdict(std::uint32_t id);
   void FinishDirectories();
   bool Finished(std::size_t data_files) const {
-    return committed == data_files && announced_streams > 0 &&
-           ended_streams == announced_streams;
+    return committed == data_files && announced_streams > 0 && ended_streams == announced_streams;
   }
 };
 
@@ -102,10 +101,9 @@ void SinkSession::Impl::ReceiveData(DataSocket& socket, const FrameHeader& h,
   std::uint8_t* wire = compressed ? scratch.data() : buffer->data();
   socket.ReadExact(wire, h.length);
   if (PayloadChecksum({wire, h.length}) != h.checksum) {
-    throw BraidError(ErrorCode::kIntegrity,
-                     "block checksum mismatch from " + socket.peer() + " for " +
-                         Where(files->file(h.file_id).final_path) + " at offset " +
-                         std::to_string(h.offset));
+    throw BraidError(ErrorCode::kIntegrity, "block checksum mismatch from " + socket.peer() +
+                                                " for " + Where(files->file(h.file_id).final_path) +
+                                                " at offset " + std::to_string(h.offset));
   }
   if (compressed) InflateBlock({wire, h.length}, {buffer->data(), h.raw_length});
   state.wire_bytes.fetch_add(h.length);
@@ -134,7 +132,8 @@ void SinkSession::Impl::Receive(DataSocket& socket, TransferState& state) {
         Md5Value md5{};
         if (h.length > 0) socket.ReadExact(md5.data(), md5.size());
         if (PayloadChecksum({md5.data(), h.length}) != h.checksum) {
-          throw BraidError(ErrorCode::kIntegrity, "file-end checksum mismatch from " + socket.peer());
+          throw BraidError(ErrorCode::kIntegrity,
+                           "file-end checksum mismatch from " + socket.peer());
         }
         std::optional<Md5Value> have;
         if ((h.flags & kFlagHasMd5) != 0) have = md5;
@@ -145,7 +144,8 @@ void SinkSession::Impl::Receive(DataSocket& socket, TransferState& state) {
         {
           std::lock_guard lock(mutex);
           if (announced_streams != 0 && announced_streams != h.file_id) {
-            throw BraidError(ErrorCode::kProtocol, "protocol error: streams disagree on their count");
+            throw BraidError(ErrorCode::kProtocol,
+                             "protocol error: streams disagree on their count");
           }
           announced_streams = h.file_id;
           ++ended_streams;
@@ -170,7 +170,8 @@ void SinkSession::Impl::Verify(TransferState& state) {
       std::optional<std::uint64_t> prefix = files->WaitForPrefix(id, hashed);
       if (!prefix || state.failed()) return;
       while (hashed < *prefix) {
-        std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), *prefix - hashed));
+        std::size_t want =
+            static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), *prefix - hashed));
         ssize_t n = ::pread(fd, chunk.data(), want, static_cast<off_t>(hashed));
         if (n <= 0) {
           throw BraidError(ErrorCode::kTargetUnwritable,
@@ -203,8 +204,8 @@ FileDone SinkSession::Impl::Verdict(std::uint32_t id) {
   done.sink_md5 = *sink_md5[id];
   if (done.source_md5 != done.sink_md5) {
     throw BraidError(ErrorCode::kIntegrity, "MD5 mismatch for " + Where(f.final_path) +
-                                                ": source " + ToHex(done.source_md5) +
-                                                ", copy " + ToHex(done.sink_md5));
+                                                ": source " + ToHex(done.source_md5) + ", copy " +
+                                                ToHex(done.sink_md5));
   }
   return done;
 }
@@ -278,12 +279,13 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
       throw BraidError(ErrorCodeForTargetErrno(errno), DescribeErrno(s.host, s.open.target, errno));
     }
     std::uint32_t id = 0;
-    while (s.entries[id].kind != FileKind::kRegular && s.entries[id].kind != FileKind::kStream) ++id;
+    while (s.entries[id].kind != FileKind::kRegular && s.entries[id].kind != FileKind::kStream)
+      ++id;
     buffers = p.streams + kReorderBlocks + 1;
     std::uint64_t window = std::uint64_t{kReorderBlocks} * p.block_size;
     s.ordered = std::make_unique<OrderedWriter>(
         window, [this, &s, id, md5 = p.md5](std::uint64_t offset, const std::uint8_t* data,
-                                             std::uint32_t length) {
+                                            std::uint32_t length) {
           std::uint32_t done = 0;
           while (done < length) {
             ssize_t n = ::write(s.stream_fd.get(), data + done, length - done);
@@ -343,20 +345,18 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
     s.cv.notify_all();
   });
 
-
   callbacks.ready(SinkReady{{s.listener->address()}, s.listener->port()});
 
   std::thread acceptor(state_.Guarded([&] {
-    s.listener->Run(p.secret, p.session, p.streams, kAcceptDeadline,
-                    [&](AuthenticatedStream stream) {
-                      std::lock_guard lock(s.mutex);
-                      if (state_.failed()) return;
-                      s.sockets.push_back(
-                          std::make_unique<DataSocket>(std::move(stream.fd), stream.peer));
-                      DataSocket* raw = s.sockets.back().get();
-                      state_.streams = static_cast<std::uint16_t>(s.sockets.size());
-                      s.receivers.emplace_back(state_.Guarded([&, raw] { s.Receive(*raw, state_); }));
-                    });
+    s.listener->Run(
+        p.secret, p.session, p.streams, kAcceptDeadline, [&](AuthenticatedStream stream) {
+          std::lock_guard lock(s.mutex);
+          if (state_.failed()) return;
+          s.sockets.push_back(std::make_unique<DataSocket>(std::move(stream.fd), stream.peer));
+          DataSocket* raw = s.sockets.back().get();
+          state_.streams = static_cast<std::uint16_t>(s.sockets.size());
+          s.receivers.emplace_back(state_.Guarded([&, raw] { s.Receive(*raw, state_); }));
+        });
   }));
   std::thread committer(state_.Guarded([&] { s.CommitAll(callbacks); }));
   std::thread verifier;

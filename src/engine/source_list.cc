@@ -156,7 +156,8 @@ class ListBuilder {
       if (S_ISDIR(st.st_mode)) {
         // Following links can lead back up the tree; each directory is entered once.
         if (!entered_.insert({st.st_dev, st.st_ino}).second) {
-          warnings_.push_back("skipping " + Where(path) + ": a directory already copied (link loop)");
+          warnings_.push_back("skipping " + Where(path) +
+                              ": a directory already copied (link loop)");
           continue;
         }
         Push(EntryFrom(st, top, child, FileKind::kDirectory), path);

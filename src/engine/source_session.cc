@@ -39,7 +39,7 @@ struct OutFrame {
 /// What the hasher sees, in file order.
 struct HashItem {
   std::uint32_t file_id = 0;
-  BufferRef buffer;         ///< null for the file's end
+  BufferRef buffer;  ///< null for the file's end
   std::uint32_t length = 0;
   std::uint64_t end_size = 0;
 };
@@ -103,9 +103,9 @@ std::uint32_t SourceSession::Impl::ReadBlock(int fd, const SourceFile& f, const 
       if (fds[1].revents != 0) return got;  // aborted; the caller sees the failure
       if (fds[0].revents == 0) continue;
     }
-    ssize_t n = seekable ? ::pread(fd, out + got, step.length - got,
-                                   static_cast<off_t>(step.offset + got))
-                         : ::read(fd, out + got, step.length - got);
+    ssize_t n =
+        seekable ? ::pread(fd, out + got, step.length - got, static_cast<off_t>(step.offset + got))
+                 : ::read(fd, out + got, step.length - got);
     if (n < 0) {
       if (errno == EINTR) continue;
       ReadFailed(f, errno);
@@ -131,7 +131,8 @@ void SourceSession::Impl::ReadAll(TransferState& state) {
         hash_queue.Push(HashItem{step->file_id, nullptr, 0, step->offset});
       } else {
         OutFrame end;
-        end.header = {.type = FrameType::kFileEnd, .file_id = step->file_id, .offset = step->offset};
+        end.header = {
+            .type = FrameType::kFileEnd, .file_id = step->file_id, .offset = step->offset};
         send_queue.Push(std::move(end));
       }
       continue;
@@ -155,9 +156,9 @@ void SourceSession::Impl::ReadAll(TransferState& state) {
     if (f.entry.size == kUnknownSize) {
       scheduler.Delivered(got);
     } else if (got < step->length) {
-      throw BraidError(ErrorCode::kSourceUnreadable,
-                       (host.empty() ? "" : host + ":") + f.local_path +
-                           ": file shrank while it was being copied");
+      throw BraidError(ErrorCode::kSourceUnreadable, (host.empty() ? "" : host + ":") +
+                                                         f.local_path +
+                                                         ": file shrank while it was being copied");
     }
     if (got == 0) continue;
     OutFrame frame;
@@ -253,9 +254,8 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
                      "no data stream could connect: " + connected.last_error);
   }
   if (connected.streams.size() < p.streams) {
-    warn("only " + std::to_string(connected.streams.size()) + " of " +
-         std::to_string(p.streams) + " data streams connected (" + connected.last_error +
-         "); continuing with those");
+    warn("only " + std::to_string(connected.streams.size()) + " of " + std::to_string(p.streams) +
+         " data streams connected (" + connected.last_error + "); continuing with those");
   }
   {
     std::lock_guard lock(s.sockets_mutex);

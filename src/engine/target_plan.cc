@@ -39,9 +39,9 @@ TargetPlan PlanTarget(const std::string& target, const TargetInfo& info, std::si
     return plan;
   }
   if (trailing_slash) {
-    throw BraidError(ErrorCode::kTargetUnwritable,
-                     Where(host, target) + ": " +
-                         (info.exists ? "Not a directory" : "No such directory"));
+    throw BraidError(
+        ErrorCode::kTargetUnwritable,
+        Where(host, target) + ": " + (info.exists ? "Not a directory" : "No such directory"));
   }
   if (top_count > 1) {
     throw BraidError(ErrorCode::kTargetUnwritable,

@@ -26,9 +26,7 @@ class TransferReport {
   TransferReport& operator=(const TransferReport&) = delete;
 
   /// True when the user asked for any report.
-  static bool Wanted(const Options& options) {
-    return options.json || !options.report_csv.empty();
-  }
+  static bool Wanted(const Options& options) { return options.json || !options.report_csv.empty(); }
 
   /// The data starts flowing now; `now_s` is on the agent's clock.
   void Start(double now_s);

@@ -34,7 +34,8 @@ std::optional<ControlMessage> ControlChannel::Receive() {
   std::uint32_t len = WireReader(prefix).U32();
   if (len < 2 || len > kMaxControlMessage) WireReader::Fail("control message length out of range");
   std::vector<std::uint8_t> body(len);
-  if (!ReadExactly(body.data(), body.size())) WireReader::Fail("control stream ended inside a message");
+  if (!ReadExactly(body.data(), body.size()))
+    WireReader::Fail("control stream ended inside a message");
   return DecodeMessage(body);
 }
 

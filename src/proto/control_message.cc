@@ -7,7 +7,6 @@
 namespace braid {
 namespace {
 
-
 void PutBool(WireWriter& w, bool b) { w.U8(b ? 1 : 0); }
 bool GetBool(WireReader& r) {
   std::uint8_t v = r.U8();
@@ -358,8 +357,8 @@ ControlMessage DecodeMessage(std::span<const std::uint8_t> bytes) {
 
 const char* MessageName(const ControlMessage& message) {
   static constexpr const char* kNames[] = {
-      "Hello", "HelloReply", "SourceOpen", "FileList", "SinkOpen", "SinkReady", "SourceStart",
-      "Progress", "FileDone", "Done", "Error", "Abort", "Bye", "Warning"};
+      "Hello",    "HelloReply", "SourceOpen", "FileList", "SinkOpen", "SinkReady", "SourceStart",
+      "Progress", "FileDone",   "Done",       "Error",    "Abort",    "Bye",       "Warning"};
   static_assert(std::size(kNames) == std::variant_size_v<ControlMessage>);
   return kNames[message.index()];
 }

@@ -73,11 +73,11 @@ struct TransferParams {
   bool md5 = false;
   Secret secret{};
   SessionId session{};
-  std::uint64_t rate = 0;          ///< bytes/s over all streams; 0 = unlimited
-  std::int16_t tos = -1;           ///< IP_TOS / IPV6_TCLASS; -1 = leave alone
-  std::string congestion_control;  ///< TCP_CONGESTION; empty = the kernel's default
-  std::int8_t compress_level = -1; ///< zlib level 1..9; -1 = off
-  bool ordered = false;            ///< write in order even to a seekable target
+  std::uint64_t rate = 0;           ///< bytes/s over all streams; 0 = unlimited
+  std::int16_t tos = -1;            ///< IP_TOS / IPV6_TCLASS; -1 = leave alone
+  std::string congestion_control;   ///< TCP_CONGESTION; empty = the kernel's default
+  std::int8_t compress_level = -1;  ///< zlib level 1..9; -1 = off
+  bool ordered = false;             ///< write in order even to a seekable target
 };
 /// agent -> sink server: where the files go; the sink listens and answers SinkReady.
 struct SinkOpen {
@@ -101,8 +101,8 @@ struct SourceStart {
 };
 /// One data stream as the source sees it: its own byte count and TCP_INFO.
 struct StreamSample {
-  std::uint16_t index = 0;          ///< the stream's handshake index, < 64
-  std::uint64_t bytes = 0;          ///< payload bytes this stream has sent
+  std::uint16_t index = 0;  ///< the stream's handshake index, < 64
+  std::uint64_t bytes = 0;  ///< payload bytes this stream has sent
   std::uint32_t rtt_us = 0;
   std::uint32_t min_rtt_us = 0;
   std::uint32_t cwnd = 0;           ///< segments
@@ -146,9 +146,9 @@ struct Warning {
   std::string message;
 };
 
-using ControlMessage = std::variant<Hello, HelloReply, SourceOpen, FileList, SinkOpen, SinkReady,
-                                    SourceStart, Progress, FileDone, Done, ErrorMessage, Abort,
-                                    Bye, Warning>;
+using ControlMessage =
+    std::variant<Hello, HelloReply, SourceOpen, FileList, SinkOpen, SinkReady, SourceStart,
+                 Progress, FileDone, Done, ErrorMessage, Abort, Bye, Warning>;
 
 /// Type and payload, without the length prefix (ControlChannel adds it).
 std::vector<std::uint8_t> EncodeMessage(const ControlMessage& message);

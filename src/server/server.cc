@@ -5,8 +5,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
-#include <mutex>
 #include <cstdlib>
+#include <mutex>
 #include <thread>
 
 #include "engine/sink_session.h"
@@ -221,8 +221,7 @@ class Server {
     // A thread stuck writing to a pipe nobody reads cannot be woken; it must
     // not keep this process (and the agent waiting on it) alive forever.
     std::unique_lock lock(done_mutex_);
-    if (worker_.joinable() &&
-        !done_cv_.wait_for(lock, kStopGrace, [this] { return work_done_; })) {
+    if (worker_.joinable() && !done_cv_.wait_for(lock, kStopGrace, [this] { return work_done_; })) {
       std::fprintf(stderr, "braid --serve: a transfer thread did not stop; exiting\n");
       std::_Exit(1);
     }

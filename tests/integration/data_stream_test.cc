@@ -117,12 +117,14 @@ TEST(DataStreamTest, ReplayedProofIsRejected) {
 
   // Replaying the same hello and proof on a new connection meets a fresh nonce.
   UniqueFd replay = RawConnect(port);
-  ASSERT_EQ(::send(replay.get(), hello.data(), hello.size(), 0), static_cast<ssize_t>(hello.size()));
+  ASSERT_EQ(::send(replay.get(), hello.data(), hello.size(), 0),
+            static_cast<ssize_t>(hello.size()));
   std::vector<std::uint8_t> second(kChallengeSize);
   ASSERT_EQ(::recv(replay.get(), second.data(), second.size(), MSG_WAITALL),
             static_cast<ssize_t>(second.size()));
   EXPECT_NE(second, challenge);
-  ASSERT_EQ(::send(replay.get(), proof.data(), proof.size(), 0), static_cast<ssize_t>(proof.size()));
+  ASSERT_EQ(::send(replay.get(), proof.data(), proof.size(), 0),
+            static_cast<ssize_t>(proof.size()));
   EXPECT_TRUE(ClosedByPeer(replay.get()));
   EXPECT_TRUE(run.streams.empty());
 }

@@ -188,9 +188,7 @@ class ScopedTmpfs {
     if (ok_) ::umount2(path_.c_str(), MNT_DETACH);
   }
   bool ok() const { return ok_; }
-  void MakeReadOnly() {
-    ::mount(nullptr, path_.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr);
-  }
+  void MakeReadOnly() { ::mount(nullptr, path_.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr); }
 
  private:
   std::string path_;

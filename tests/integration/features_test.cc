@@ -46,7 +46,8 @@ TEST_F(FeaturesTest, CompressionShrinksCompressibleDataAndCostsLittleOnRandomDat
   std::string text = dir + "/text";
   {
     std::ofstream out(text);
-    for (int i = 0; i < 400000; ++i) out << "line " << i % 1000 << " of a log that repeats itself\n";
+    for (int i = 0; i < 400000; ++i)
+      out << "line " << i % 1000 << " of a log that repeats itself\n";
   }
   auto r = RunBraid({"-v", "-c", text, Remote(dir + "/text-copy")});
   ASSERT_EQ(r.exit_code, 0) << r.err;

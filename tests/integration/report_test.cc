@@ -137,8 +137,8 @@ TEST_F(ReportTest, JsonCannotShareStdoutWithTheData) {
 TEST_F(ReportTest, CsvHasAHeaderAndRowsForEveryStreamThatAddUp) {
   const std::uint64_t size = 1024 * kMiB;
   std::string csv = dir + "/report.csv";
-  auto r = RunBraid({"--report-csv", csv, "-P", "0.2", "-s", "3", "--size", "1G", "/dev/zero",
-                     "/dev/null"});
+  auto r = RunBraid(
+      {"--report-csv", csv, "-P", "0.2", "-s", "3", "--size", "1G", "/dev/zero", "/dev/null"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
   std::ifstream in(csv);
@@ -171,8 +171,8 @@ TEST_F(ReportTest, CsvHasAHeaderAndRowsForEveryStreamThatAddUp) {
 }
 
 TEST_F(ReportTest, UnwritableCsvFileIsAUsageError) {
-  auto r = RunBraid({"--report-csv", dir + "/no/such/dir/r.csv", "--size", "1M", "/dev/zero",
-                     "/dev/null"});
+  auto r = RunBraid(
+      {"--report-csv", dir + "/no/such/dir/r.csv", "--size", "1M", "/dev/zero", "/dev/null"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no/such/dir/r.csv"), std::string::npos) << r.err;
 }

@@ -88,7 +88,10 @@ std::map<std::string, Meta> Walk(const std::string& root) {
       return;
     }
     Meta m;
-    m.type = S_ISDIR(st.st_mode) ? 'd' : S_ISREG(st.st_mode) ? 'f' : S_ISLNK(st.st_mode) ? 'l' : 'o';
+    m.type = S_ISDIR(st.st_mode)   ? 'd'
+             : S_ISREG(st.st_mode) ? 'f'
+             : S_ISLNK(st.st_mode) ? 'l'
+                                   : 'o';
     m.mode = st.st_mode & 07777;
     m.size = m.type == 'f' ? static_cast<std::uint64_t>(st.st_size) : 0;
     m.mtime_sec = st.st_mtim.tv_sec;
@@ -208,8 +211,7 @@ TEST_F(SmallFilesTest, TenThousandSmallFilesAndThreeLargePushAndPullPreserved) {
   ASSERT_EQ(src.size(), 1u + kDirs + kDirs * kFilesPerDir + 1u + kLargeFiles);
 
   std::filesystem::create_directories(dir + "/pushed");
-  auto push = RunBraid({"-r", "-p", tree, Remote(dir + "/pushed/")}, {}, "",
-                       kCopyTimeoutSeconds);
+  auto push = RunBraid({"-r", "-p", tree, Remote(dir + "/pushed/")}, {}, "", kCopyTimeoutSeconds);
   ASSERT_EQ(push.exit_code, 0) << push.err;
   ExpectSameTree(tree, dir + "/pushed/tree");
 

@@ -156,20 +156,36 @@ class JsonReader {
       if (pos_ >= s_.size()) Fail("unterminated escape");
       char e = s_[pos_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           if (pos_ + 4 > s_.size()) Fail("short \\u escape");
           unsigned code = 0;
           for (int i = 0; i < 4; ++i) {
             char h = s_[pos_++];
-            unsigned d = Digit(h) ? static_cast<unsigned>(h - '0')
+            unsigned d = Digit(h)                 ? static_cast<unsigned>(h - '0')
                          : (h >= 'a' && h <= 'f') ? static_cast<unsigned>(h - 'a' + 10)
                          : (h >= 'A' && h <= 'F') ? static_cast<unsigned>(h - 'A' + 10)
                                                   : 16u;

@@ -46,11 +46,15 @@ bool SameContents(const std::string& a, const std::string& b, std::string* why) 
     auto n = std::min(na, nb);
     auto mismatch = std::mismatch(ba.begin(), ba.begin() + n, bb.begin());
     if (mismatch.first != ba.begin() + n) {
-      if (why) *why = "differ at byte " + std::to_string(offset + static_cast<std::uint64_t>(mismatch.first - ba.begin()));
+      if (why)
+        *why = "differ at byte " +
+               std::to_string(offset + static_cast<std::uint64_t>(mismatch.first - ba.begin()));
       return false;
     }
     if (na != nb) {
-      if (why) *why = "lengths differ after byte " + std::to_string(offset + static_cast<std::uint64_t>(n));
+      if (why)
+        *why =
+            "lengths differ after byte " + std::to_string(offset + static_cast<std::uint64_t>(n));
       return false;
     }
     if (na == 0) return true;

@@ -60,7 +60,7 @@ TEST(ConfigFileTest, SettingsFlagsCommentsAndBlankLines) {
   EXPECT_EQ(e[2].line, 5);
   EXPECT_EQ(e[3].value, "qbss");
   EXPECT_EQ(e[4].value, "/opt/braid#2/bin/braid");  // '#' inside a word is data
-  EXPECT_EQ(e[5].key, "progress");                   // "--" is forgiven
+  EXPECT_EQ(e[5].key, "progress");                  // "--" is forgiven
   EXPECT_EQ(e[5].value, "2");
   EXPECT_EQ(e[6].key, "verbose");
   EXPECT_FALSE(e[6].value.has_value());

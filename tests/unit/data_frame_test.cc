@@ -58,16 +58,15 @@ FrameHeader RoundTrip(const FrameHeader& h, std::uint32_t max_payload = kMaxPayl
 TEST(DataFrameTest, LayoutIsBigEndianAndFortyBytes) {
   FrameHeaderBytes b = EncodeFrameHeader(DataHeader());
   ASSERT_EQ(b.size(), kFrameHeaderSize);
-  const std::vector<std::uint8_t> expected = {0x42, 0x52, 0x44, 0x46,  // "BRDF"
-                                              0x01, 0x00, 0x00, 0x00,  // type, flags, reserved
-                                              0x01, 0x02, 0x03, 0x04,  // file id
-                                              0x00, 0x00, 0x10, 0x00,  // length
-                                              0x00, 0x00, 0x12, 0x34,
-                                              0x56, 0x78, 0x90, 0x00,  // offset
-                                              0x00, 0x00, 0x10, 0x00,  // raw length
-                                              0x00, 0x00, 0x00, 0x00,  // reserved
-                                              0xCA, 0xFE, 0xBA, 0xBE,
-                                              0xDE, 0xAD, 0xBE, 0xEF};  // checksum
+  const std::vector<std::uint8_t> expected = {
+      0x42, 0x52, 0x44, 0x46,                           // "BRDF"
+      0x01, 0x00, 0x00, 0x00,                           // type, flags, reserved
+      0x01, 0x02, 0x03, 0x04,                           // file id
+      0x00, 0x00, 0x10, 0x00,                           // length
+      0x00, 0x00, 0x12, 0x34, 0x56, 0x78, 0x90, 0x00,   // offset
+      0x00, 0x00, 0x10, 0x00,                           // raw length
+      0x00, 0x00, 0x00, 0x00,                           // reserved
+      0xCA, 0xFE, 0xBA, 0xBE, 0xDE, 0xAD, 0xBE, 0xEF};  // checksum
   EXPECT_EQ(std::vector<std::uint8_t>(b.begin(), b.end()), expected);
 }
 

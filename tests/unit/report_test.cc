@@ -46,10 +46,10 @@ TEST(JsonQuoteTest, ValidUtf8IsKept) {
 
 TEST(JsonQuoteTest, InvalidUtf8BecomesReplacementCharacters) {
   EXPECT_EQ(JsonQuote("a\xff"), "\"a\\ufffd\"");
-  EXPECT_EQ(JsonQuote("\x80"), "\"\\ufffd\"");                       // stray continuation
-  EXPECT_EQ(JsonQuote("\xc3"), "\"\\ufffd\"");                       // truncated at the end
-  EXPECT_EQ(JsonQuote("\xc3x"), "\"\\ufffdx\"");                     // truncated mid-text
-  EXPECT_EQ(JsonQuote("\xc0\xaf"), "\"\\ufffd\\ufffd\"");            // overlong '/'
+  EXPECT_EQ(JsonQuote("\x80"), "\"\\ufffd\"");                        // stray continuation
+  EXPECT_EQ(JsonQuote("\xc3"), "\"\\ufffd\"");                        // truncated at the end
+  EXPECT_EQ(JsonQuote("\xc3x"), "\"\\ufffdx\"");                      // truncated mid-text
+  EXPECT_EQ(JsonQuote("\xc0\xaf"), "\"\\ufffd\\ufffd\"");             // overlong '/'
   EXPECT_EQ(JsonQuote("\xe0\x80\xaf"), "\"\\ufffd\\ufffd\\ufffd\"");  // overlong, 3 bytes
   EXPECT_EQ(JsonQuote("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // a surrogate
   EXPECT_EQ(JsonQuote("\xf4\x90\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");  // > U+10FFFF
@@ -143,8 +143,8 @@ TEST(IntervalRecorderTest, BytesThatArriveWithoutTimePassingStillCount) {
 TEST(IntervalRecorderTest, PerStreamDeltasLatestStateAndTotals) {
   IntervalRecorder rec(1.0);
   EXPECT_FALSE(rec.Observe(0.5, 50, {Sample(0, 40, 900, 0, 10, 1), Sample(3, 10, 800, 700, 5, 0)}));
-  auto first = rec.Observe(1.1, 200, {Sample(0, 120, 1500, 600, 20, 4),
-                                      Sample(3, 70, 400, 350, 8, 2)});
+  auto first =
+      rec.Observe(1.1, 200, {Sample(0, 120, 1500, 600, 20, 4), Sample(3, 70, 400, 350, 8, 2)});
   ASSERT_TRUE(first);
   ASSERT_EQ(first->streams.size(), 2u);
   EXPECT_EQ(first->streams[0].index, 0);
@@ -157,8 +157,8 @@ TEST(IntervalRecorderTest, PerStreamDeltasLatestStateAndTotals) {
 
   // An update from the sink only keeps the streams' last samples.
   EXPECT_FALSE(rec.Observe(1.5, 260, {}));
-  auto second = rec.Finish(1.8, 300, {Sample(0, 180, 1000, 600, 22, 5),
-                                      Sample(3, 150, 450, 340, 9, 2)});
+  auto second =
+      rec.Finish(1.8, 300, {Sample(0, 180, 1000, 600, 22, 5), Sample(3, 150, 450, 340, 9, 2)});
   ASSERT_TRUE(second);
   ASSERT_EQ(second->streams.size(), 2u);
   EXPECT_EQ(second->streams[0].bytes, 60u);

@@ -9,14 +9,13 @@
 #include <vector>
 
 #include "braid/error.h"
-#include "thrown_code.h"
 #include "security/session_secret.h"
+#include "thrown_code.h"
 
 namespace braid {
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
-
 
 Bytes Prefix(const Bytes& b, std::size_t n) {
   return Bytes(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n));

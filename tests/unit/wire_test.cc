@@ -16,7 +16,6 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-
 TEST(WireTest, IntegersAreBigEndian) {
   WireWriter w;
   w.U8(0x01);
