@@ -34,9 +34,10 @@ build() {  # build DIR [cmake args...]
 demo() {
   install_packages
   build build
-  local work
-  work=$(mktemp -d "${TMPDIR:-/tmp}/braid-demo.XXXXXX")
-  trap 'rm -rf "$work"' EXIT
+  # Global, not local: the EXIT trap runs after demo() has returned.
+  DEMO_DIR=$(mktemp -d "${TMPDIR:-/tmp}/braid-demo.XXXXXX")
+  trap 'rm -rf "$DEMO_DIR"' EXIT
+  local work=$DEMO_DIR
   echo "== making a 1 GiB file of random data"
   head -c 1G /dev/urandom > "$work/dataset.bin"
   echo "== braid -s 4 -P 1 -e $work/dataset.bin $work/copy.bin"
