@@ -76,6 +76,15 @@ TEST_P(GiBPushTest, OneGiBPushWithStreams) {
 
 INSTANTIATE_TEST_SUITE_P(Streams, GiBPushTest, ::testing::Values(1, 4, 64));
 
+class GiBPullTest : public CopyTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(GiBPullTest, OneGiBPullWithStreams) {
+  std::string to = dir + "/gib-pull";
+  ExpectCopied({"-s", std::to_string(GetParam()), Remote(GiBFile()), to}, GiBFile(), to);
+}
+
+INSTANTIATE_TEST_SUITE_P(Streams, GiBPullTest, ::testing::Values(1, 4, 64));
+
 TEST_F(CopyTest, OneGiBPullWithMd5PrintsWhatMd5sumPrints) {
   std::string to = dir + "/gib-pull";
   auto r = RunBraid({"-e", "-s", "8", Remote(GiBFile()), to});
