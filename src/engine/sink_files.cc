@@ -34,6 +34,14 @@ int ReserveSpace(int fd, std::uint64_t size) {
   return ::posix_fallocate(fd, 0, static_cast<off_t>(size));
 }
 
+/// The entry's modification time, as both atime and mtime for utimensat/futimens.
+struct EntryTimes {
+  explicit EntryTimes(const FileEntry& e)
+      : times{{e.mtime_sec, static_cast<long>(e.mtime_nsec)},
+              {e.mtime_sec, static_cast<long>(e.mtime_nsec)}} {}
+  timespec times[2];
+};
+
 std::string Parent(const std::string& path) {
   std::size_t slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
@@ -92,9 +100,7 @@ void SinkFiles::Prepare(bool force) {
         }
         if (preserve_) {
           if (::geteuid() == 0) ::lchown(path.c_str(), f.entry.uid, f.entry.gid);
-          timespec times[2] = {{f.entry.mtime_sec, static_cast<long>(f.entry.mtime_nsec)},
-                               {f.entry.mtime_sec, static_cast<long>(f.entry.mtime_nsec)}};
-          ::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW);
+          ::utimensat(AT_FDCWD, path.c_str(), EntryTimes(f.entry).times, AT_SYMLINK_NOFOLLOW);
         }
         f.committed = true;
         break;
@@ -229,17 +235,14 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
     return;
   }
   int fd = OpenPartial(id);  // a zero-byte file was never opened by a block
-  static const mode_t kUmask = CurrentUmask();
-  mode_t mode = preserve_ ? (f.entry.mode & 07777) : (f.entry.mode & 0777 & ~kUmask);
+  mode_t mode = ModeFor(f.entry);
   // Owner first: chown clears set-id bits, so the mode goes on after it.
   if (preserve_ && ::geteuid() == 0 && ::fchown(fd, f.entry.uid, f.entry.gid) != 0) {
     Fail(f.partial_path, errno);
   }
   if (::fchmod(fd, mode) != 0) Fail(f.partial_path, errno);
   if (preserve_) {
-    timespec times[2] = {{f.entry.mtime_sec, static_cast<long>(f.entry.mtime_nsec)},
-                         {f.entry.mtime_sec, static_cast<long>(f.entry.mtime_nsec)}};
-    if (::futimens(fd, times) != 0) Fail(f.partial_path, errno);
+    if (::futimens(fd, EntryTimes(f.entry).times) != 0) Fail(f.partial_path, errno);
   }
   {
     std::lock_guard lock(mutex_);
@@ -258,6 +261,22 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
   }
   std::lock_guard lock(mutex_);
   f.committed = true;
+}
+
+mode_t SinkFiles::ModeFor(const FileEntry& entry) const {
+  static const mode_t kUmask = CurrentUmask();
+  return preserve_ ? (entry.mode & 07777) : (entry.mode & 0777 & ~kUmask);
+}
+
+void SinkFiles::FinishDirectories() {
+  // Deepest first, so setting a parent's time is not undone by its children.
+  for (auto it = files_.rbegin(); it != files_.rend(); ++it) {
+    if (it->entry.kind != FileKind::kDirectory) continue;
+    const char* path = it->final_path.c_str();
+    if (preserve_ && ::geteuid() == 0) ::chown(path, it->entry.uid, it->entry.gid);
+    ::chmod(path, ModeFor(it->entry));
+    if (preserve_) ::utimensat(AT_FDCWD, path, EntryTimes(it->entry).times, AT_SYMLINK_NOFOLLOW);
+  }
 }
 
 void SinkFiles::MakeDurable(const std::vector<std::uint32_t>& ids) {

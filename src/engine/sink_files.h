@@ -4,6 +4,8 @@
 /// the announced file list before a byte is written, writes regular files at
 /// their offsets into a partial file, and says when a file is complete.
 
+#include <sys/types.h>
+
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -70,6 +72,9 @@ class SinkFiles {
   /// Call MakeDurable first, so a crash can never leave a short file under
   /// the final name.
   void Commit(std::uint32_t id, bool force);
+  /// Gives directories their final mode (and owner and times with -p) once
+  /// everything inside them is written.
+  void FinishDirectories();
   /// Removes the partial files of everything not committed.
   void RemovePartials();
   void Abort();
@@ -88,6 +93,8 @@ class SinkFiles {
 
  private:
   [[noreturn]] void Fail(const std::string& path, int err) const;
+  /// The mode a copy gets: the source's with -p, else the source's less the umask.
+  mode_t ModeFor(const FileEntry& entry) const;
   [[noreturn]] static void Reject(const std::string& why);
   SinkFile& Lookup(std::uint32_t id);
   void AfterAdd(SinkFile& f, std::unique_lock<std::mutex>& lock);

@@ -70,7 +70,6 @@ struct SinkSession::Impl {
   void CommitAll(const SinkCallbacks& callbacks);
   /// Checks the MD5s of a complete file; throws on a mismatch.
   FileDone Verdict(std::uint32_t id);
-  void FinishDirectories();
   bool Finished(std::size_t data_files) const {
     return committed == data_files && announced_streams > 0 && ended_streams == announced_streams;
   }
@@ -233,26 +232,6 @@ void SinkSession::Impl::CommitAll(const SinkCallbacks& callbacks) {
   }
 }
 
-void SinkSession::Impl::FinishDirectories() {
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  const auto& all = files->files();
-  // Deepest first, so setting a parent's time is not undone by its children.
-  for (auto it = all.rbegin(); it != all.rend(); ++it) {
-    if (it->entry.kind != FileKind::kDirectory) continue;
-    mode_t mode = open.preserve ? (it->entry.mode & 07777) : (it->entry.mode & 0777 & ~mask);
-    if (open.preserve && ::geteuid() == 0) {
-      ::chown(it->final_path.c_str(), it->entry.uid, it->entry.gid);
-    }
-    ::chmod(it->final_path.c_str(), mode);
-    if (open.preserve) {
-      timespec times[2] = {{it->entry.mtime_sec, static_cast<long>(it->entry.mtime_nsec)},
-                           {it->entry.mtime_sec, static_cast<long>(it->entry.mtime_nsec)}};
-      ::utimensat(AT_FDCWD, it->final_path.c_str(), times, AT_SYMLINK_NOFOLLOW);
-    }
-  }
-}
-
 void SinkSession::Run(const SinkCallbacks& callbacks) {
   Impl& s = *impl_;
   const TransferParams& p = s.open.params;
@@ -376,7 +355,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
     s.files->RemovePartials();
     throw *e;
   }
-  s.FinishDirectories();
+  s.files->FinishDirectories();
 }
 
 }  // namespace braid
