@@ -64,17 +64,52 @@ FrameHeader DecodeFrameHeader(std::span<const std::uint8_t> bytes, std::uint32_t
         WireReader::Fail("file-end frame malformed");
       }
       break;
-    case static_cast<std::uint8_t>(FrameType::kStreamEnd):
-      h.type = FrameType::kStreamEnd;
+    case static_cast<std::uint8_t>(FrameType::kPassEnd):
+      h.type = FrameType::kPassEnd;
       if (h.flags != 0 || h.length != 0 || h.raw_length != 0 || h.offset != 0 || h.file_id == 0 ||
           h.file_id > kMaxStreamCount) {
-        WireReader::Fail("stream-end frame malformed");
+        WireReader::Fail("pass-end frame malformed");
+      }
+      break;
+    case static_cast<std::uint8_t>(FrameType::kResend):
+      h.type = FrameType::kResend;
+      if (h.flags != 0 || h.raw_length != 0 || h.file_id != 0 || h.length == 0 ||
+          h.length > max_payload || h.length % kResendRangeSize != 0) {
+        WireReader::Fail("resend frame malformed");
       }
       break;
     default:
       WireReader::Fail("unknown data frame type " + std::to_string(type));
   }
   return h;
+}
+
+std::vector<std::uint8_t> EncodeResendList(std::span<const ResendRange> ranges) {
+  WireWriter w;
+  for (const ResendRange& r : ranges) {
+    w.U32(r.file_id);
+    w.U64(r.offset);
+    w.U64(r.length);
+  }
+  return w.Take();
+}
+
+std::vector<ResendRange> DecodeResendList(std::span<const std::uint8_t> payload) {
+  if (payload.size() % kResendRangeSize != 0) WireReader::Fail("resend list truncated");
+  WireReader r(payload);
+  std::vector<ResendRange> out;
+  out.reserve(payload.size() / kResendRangeSize);
+  while (!r.AtEnd()) {
+    ResendRange range;
+    range.file_id = r.U32();
+    range.offset = r.U64();
+    range.length = r.U64();
+    if (range.offset > std::numeric_limits<std::uint64_t>::max() - range.length) {
+      WireReader::Fail("resend range overflows");
+    }
+    out.push_back(range);
+  }
+  return out;
 }
 
 std::uint64_t PayloadChecksum(std::span<const std::uint8_t> payload) {

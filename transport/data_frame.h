@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace braid {
 
@@ -14,9 +15,14 @@ constexpr std::size_t kFrameHeaderSize = 40;
 constexpr std::uint32_t kMaxStreamCount = 64;
 
 enum class FrameType : std::uint8_t {
-  kData = 1,       ///< payload is file bytes at `offset`
-  kFileEnd = 2,    ///< file `file_id` ends at `offset`; payload is its MD5 if flagged
-  kStreamEnd = 3,  ///< nothing more on this stream; file_id is how many streams the sender has
+  kData = 1,     ///< payload is file bytes at `offset`
+  kFileEnd = 2,  ///< file `file_id` ends at `offset`; payload is its MD5 if flagged
+  /// source -> sink: everything of this pass is sent; file_id is how many streams
+  /// the source has. The sink answers with kResend or by closing the stream.
+  kPassEnd = 3,
+  /// sink -> source: send these ranges again (lost with a dead stream); offset
+  /// is the pass number, the payload a list of ResendRange.
+  kResend = 4,
 };
 
 constexpr std::uint8_t kFlagCompressed = 0x01;
@@ -32,6 +38,19 @@ struct FrameHeader {
   std::uint32_t raw_length = 0;  ///< data bytes after decompression
   std::uint64_t checksum = 0;    ///< XXH3-64 of the payload as sent
 };
+
+/// One range the sink asks for again; length 0 asks for the file's end frame.
+struct ResendRange {
+  std::uint32_t file_id = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+  bool operator==(const ResendRange&) const = default;
+};
+constexpr std::size_t kResendRangeSize = 20;
+
+std::vector<std::uint8_t> EncodeResendList(std::span<const ResendRange> ranges);
+/// Throws BraidError(kProtocol) unless `payload` is a whole number of ranges.
+std::vector<ResendRange> DecodeResendList(std::span<const std::uint8_t> payload);
 
 using FrameHeaderBytes = std::array<std::uint8_t, kFrameHeaderSize>;
 

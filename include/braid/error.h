@@ -28,6 +28,7 @@ enum class ErrorCode : std::uint16_t {
   kIntegrity = 13,        ///< checksums or MD5 disagree
   kInterrupted = 14,      ///< SIGINT or SIGTERM
   kPeerLost = 15,         ///< a control channel ended unexpectedly
+  kNothingToResume = 16,  ///< -a, but no partial copy or completed file was found
 };
 
 /// Process exit status for an error code. Distinct per class so scripts can branch on it.
@@ -62,6 +63,8 @@ constexpr int ExitCodeFor(ErrorCode code) {
       return 12;
     case ErrorCode::kPeerLost:
       return 13;
+    case ErrorCode::kNothingToResume:
+      return 14;
     case ErrorCode::kInterrupted:
       return 130;
   }
@@ -103,12 +106,14 @@ constexpr const char* ErrorName(ErrorCode code) {
       return "interrupted";
     case ErrorCode::kPeerLost:
       return "peer-lost";
+    case ErrorCode::kNothingToResume:
+      return "nothing-to-resume";
   }
   return "unknown";
 }
 
 /// Highest code a peer may send; anything above is itself a protocol error.
-constexpr std::uint16_t kMaxErrorCode = static_cast<std::uint16_t>(ErrorCode::kPeerLost);
+constexpr std::uint16_t kMaxErrorCode = static_cast<std::uint16_t>(ErrorCode::kNothingToResume);
 
 /// An expected failure: a user mistake, the environment, or a misbehaving peer.
 /// The message is one sentence a user can act on, already naming host and path.

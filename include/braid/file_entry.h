@@ -28,6 +28,13 @@ struct FileEntry {
   std::uint32_t uid = 0;  ///< numeric owner, applied with -p when the sink runs as root
   std::uint32_t gid = 0;
   std::string link_target;  ///< for kSymlink
+  /// A hash of samples of a regular file's content (0 for small files), so a
+  /// resumed copy notices a different source of the same size and time.
+  std::uint64_t fingerprint = 0;
 };
+
+/// Smaller files have no fingerprint and no resume journal: re-sending them
+/// costs less than keeping track of them.
+constexpr std::uint64_t kResumeMinSize = 4u << 20;
 
 }  // namespace braid

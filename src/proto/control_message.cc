@@ -87,6 +87,7 @@ void PutEntry(WireWriter& w, const FileEntry& e) {
   w.U32(e.uid);
   w.U32(e.gid);
   w.String(e.link_target);
+  w.U64(e.fingerprint);
 }
 FileEntry GetEntry(WireReader& r) {
   FileEntry e;
@@ -110,10 +111,53 @@ FileEntry GetEntry(WireReader& r) {
   if (e.kind != FileKind::kSymlink && !e.link_target.empty()) {
     WireReader::Fail("link target on a non-link");
   }
+  e.fingerprint = r.U64();
   if (e.kind != FileKind::kStream && e.size == kUnknownSize) {
     WireReader::Fail("unknown size on a seekable file");
   }
   return e;
+}
+
+void PutResume(WireWriter& w, const std::vector<ResumeEntry>& resume) {
+  w.U32(static_cast<std::uint32_t>(resume.size()));
+  for (const auto& e : resume) {
+    w.U32(e.id);
+    PutBool(w, e.complete);
+    w.U32(static_cast<std::uint32_t>(e.kept.size()));
+    for (const auto& [begin, end] : e.kept) {
+      w.U64(begin);
+      w.U64(end);
+    }
+  }
+}
+/// Ranges must be non-empty, sorted and disjoint, so a receiver can use them as they are.
+std::vector<ResumeEntry> GetResume(WireReader& r) {
+  std::uint32_t n = r.U32();
+  if (n > kMaxKeptRanges) WireReader::Fail("too many resumed files");
+  std::vector<ResumeEntry> out;
+  out.reserve(std::min<std::size_t>(n, r.remaining() / 9));
+  std::size_t total = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    ResumeEntry e;
+    e.id = r.U32();
+    if (!out.empty() && e.id <= out.back().id) WireReader::Fail("resumed files out of order");
+    e.complete = GetBool(r);
+    std::uint32_t ranges = r.U32();
+    total += ranges;
+    if (total > kMaxKeptRanges) WireReader::Fail("too many kept ranges");
+    e.kept.reserve(std::min<std::size_t>(ranges, r.remaining() / 16));
+    for (std::uint32_t k = 0; k < ranges; ++k) {
+      std::uint64_t begin = r.U64();
+      std::uint64_t end = r.U64();
+      if (begin >= end) WireReader::Fail("empty kept range");
+      if (!e.kept.empty() && begin <= e.kept.back().second) {
+        WireReader::Fail("kept ranges out of order");
+      }
+      e.kept.emplace_back(begin, end);
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 void PutStreamSample(WireWriter& w, const StreamSample& s) {
@@ -175,17 +219,29 @@ struct Encoder {
     PutBool(w, m.recursive);
     w.String(m.listen_address);
     PutParams(w, m.params);
+    w.U8(static_cast<std::uint8_t>(m.resume));
+    PutBool(w, m.verify_kept);
+    PutBool(w, m.keep_partial);
   }
   void operator()(const SinkReady& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kSinkReady));
     PutStrings(w, m.addresses);
     w.U16(m.port);
+    PutResume(w, m.resume);
+    w.U64(m.kept_bytes);
+    w.U32(m.failed_blocks);
   }
   void operator()(const SourceStart& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kSourceStart));
     PutStrings(w, m.addresses);
     w.U16(m.port);
     PutParams(w, m.params);
+    PutResume(w, m.resume);
+  }
+  void operator()(const Kept& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kKept));
+    w.U64(m.bytes);
+    w.U32(m.partial_files);
   }
   void operator()(const Progress& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kProgress));
@@ -273,6 +329,11 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.recursive = GetBool(r);
       m.listen_address = r.String(256);
       m.params = GetParams(r);
+      std::uint8_t resume = r.U8();
+      if (resume > 2) WireReader::Fail("unknown resume mode");
+      m.resume = static_cast<ResumeMode>(resume);
+      m.verify_kept = GetBool(r);
+      m.keep_partial = GetBool(r);
       return m;
     }
     case MessageType::kSinkReady: {
@@ -280,6 +341,9 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.addresses = GetStrings(r, kMaxAddresses, 256);
       m.port = r.U16();
       if (m.addresses.empty() || m.port == 0) WireReader::Fail("sink gave no address");
+      m.resume = GetResume(r);
+      m.kept_bytes = r.U64();
+      m.failed_blocks = r.U32();
       return m;
     }
     case MessageType::kSourceStart: {
@@ -288,6 +352,7 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.port = r.U16();
       m.params = GetParams(r);
       if (m.addresses.empty() || m.port == 0) WireReader::Fail("no address to connect to");
+      m.resume = GetResume(r);
       return m;
     }
     case MessageType::kProgress: {
@@ -333,6 +398,12 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       return Bye{};
     case MessageType::kWarning:
       return Warning{r.String(kMaxTextLength)};
+    case MessageType::kKept: {
+      Kept m;
+      m.bytes = r.U64();
+      m.partial_files = r.U32();
+      return m;
+    }
   }
   WireReader::Fail("unknown control message type " +
                    std::to_string(static_cast<std::uint16_t>(type)));
@@ -356,9 +427,10 @@ ControlMessage DecodeMessage(std::span<const std::uint8_t> bytes) {
 }
 
 const char* MessageName(const ControlMessage& message) {
-  static constexpr const char* kNames[] = {
-      "Hello",    "HelloReply", "SourceOpen", "FileList", "SinkOpen", "SinkReady", "SourceStart",
-      "Progress", "FileDone",   "Done",       "Error",    "Abort",    "Bye",       "Warning"};
+  static constexpr const char* kNames[] = {"Hello",    "HelloReply", "SourceOpen",  "FileList",
+                                           "SinkOpen", "SinkReady",  "SourceStart", "Progress",
+                                           "FileDone", "Done",       "Error",       "Abort",
+                                           "Bye",      "Warning",    "Kept"};
   static_assert(std::size(kNames) == std::variant_size_v<ControlMessage>);
   return kNames[message.index()];
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -25,6 +26,8 @@ constexpr std::size_t kMaxTextLength = 8192;
 constexpr std::size_t kMaxAddresses = 16;
 constexpr std::size_t kMaxEntriesPerList = 65536;
 constexpr std::size_t kMaxSources = 4096;
+/// Kept ranges in one SinkReady or SourceStart, over all files.
+constexpr std::size_t kMaxKeptRanges = 1u << 20;
 
 enum class MessageType : std::uint16_t {
   kHello = 1,
@@ -41,6 +44,7 @@ enum class MessageType : std::uint16_t {
   kAbort = 12,
   kBye = 13,
   kWarning = 14,
+  kKept = 15,
 };
 
 /// agent -> server: first message; the server answers HelloReply or Error.
@@ -79,6 +83,12 @@ struct TransferParams {
   std::int8_t compress_level = -1;  ///< zlib level 1..9; -1 = off
   bool ordered = false;             ///< write in order even to a seekable target
 };
+/// What a re-run does with the partial state an earlier run left.
+enum class ResumeMode : std::uint8_t {
+  kAuto = 0,     ///< resume what can be resumed, copy the rest
+  kRequire = 1,  ///< -a: as kAuto, but fail when there is nothing to resume
+  kOff = 2,      ///< --no-resume: discard partial state and start over
+};
 /// agent -> sink server: where the files go; the sink listens and answers SinkReady.
 struct SinkOpen {
   std::string target;
@@ -88,16 +98,31 @@ struct SinkOpen {
   bool recursive = false;
   std::string listen_address;  ///< empty: the address ssh arrived on
   TransferParams params;
+  ResumeMode resume = ResumeMode::kAuto;
+  bool verify_kept = true;   ///< re-read kept blocks against the journal before trusting them
+  bool keep_partial = true;  ///< on failure keep partial files and journals for a re-run
+};
+/// A byte range [begin, end) of one file.
+using ByteRange = std::pair<std::uint64_t, std::uint64_t>;
+/// What the sink already has of one file, so the source sends only the rest.
+struct ResumeEntry {
+  std::uint32_t id = 0;
+  bool complete = false;        ///< already in place under its final name: send nothing
+  std::vector<ByteRange> kept;  ///< verified ranges of the partial file
 };
 struct SinkReady {
   std::vector<std::string> addresses;
   std::uint16_t port = 0;
+  std::vector<ResumeEntry> resume;  ///< files with something kept; the rest start from zero
+  std::uint64_t kept_bytes = 0;     ///< bytes the source need not send
+  std::uint32_t failed_blocks = 0;  ///< kept blocks that failed verification (re-sent)
 };
 /// agent -> source server: connect and send.
 struct SourceStart {
   std::vector<std::string> addresses;
   std::uint16_t port = 0;
   TransferParams params;
+  std::vector<ResumeEntry> resume;  ///< from SinkReady
 };
 /// One data stream as the source sees it: its own byte count and TCP_INFO.
 struct StreamSample {
@@ -145,10 +170,16 @@ struct Bye {};
 struct Warning {
   std::string message;
 };
+/// sink -> agent, before its Error when a failed transfer left partial state:
+/// what a re-run will not have to send again.
+struct Kept {
+  std::uint64_t bytes = 0;
+  std::uint32_t partial_files = 0;
+};
 
 using ControlMessage =
     std::variant<Hello, HelloReply, SourceOpen, FileList, SinkOpen, SinkReady, SourceStart,
-                 Progress, FileDone, Done, ErrorMessage, Abort, Bye, Warning>;
+                 Progress, FileDone, Done, ErrorMessage, Abort, Bye, Warning, Kept>;
 
 /// Type and payload, without the length prefix (ControlChannel adds it).
 std::vector<std::uint8_t> EncodeMessage(const ControlMessage& message);

@@ -183,7 +183,7 @@ std::vector<ControlMessage> AllSamples() {
   v.push_back(SourceOpen{{"a", "b/c", "/abs/path ok here"}, true, 42});
   v.push_back(SampleFileList());
   v.push_back(SampleSinkOpen());
-  v.push_back(SinkReady{{"10.0.0.1", "10.0.0.2"}, 40000});
+  v.push_back(SinkReady{{"10.0.0.1", "10.0.0.2"}, 40000, {}, 0, 0});
   v.push_back(SampleSourceStart());
   v.push_back(SampleProgress());
   v.push_back(SampleFileDone());
@@ -192,6 +192,7 @@ std::vector<ControlMessage> AllSamples() {
   v.push_back(Abort{"interrupted by user"});
   v.push_back(Bye{});
   v.push_back(Warning{"something odd"});
+  v.push_back(Kept{123, 2});
   return v;
 }
 
@@ -366,7 +367,7 @@ TEST(ControlMessageTest, SinkOpenRoundTrip) {
 }
 
 TEST(ControlMessageTest, SinkReadyRoundTrip) {
-  SinkReady in{{"10.0.0.1", "::1"}, 1};
+  SinkReady in{{"10.0.0.1", "::1"}, 1, {}, 0, 0};
   SinkReady out = RoundTrip(in);
   EXPECT_EQ(out.addresses, in.addresses);
   EXPECT_EQ(out.port, 1);
@@ -553,7 +554,7 @@ TEST(ControlMessageTest, StringLimitsAreEnforced) {
   FileDone d = SampleFileDone();
   d.final_path = std::string(kMaxPathLength + 1, 'f');
   EXPECT_EQ(DecodeError(EncodeMessage(d)), ErrorCode::kProtocol);
-  EXPECT_EQ(DecodeError(EncodeMessage(SinkReady{{std::string(257, 'a')}, 1})),
+  EXPECT_EQ(DecodeError(EncodeMessage(SinkReady{{std::string(257, 'a')}, 1, {}, 0, 0})),
             ErrorCode::kProtocol);
 }
 
@@ -595,8 +596,8 @@ TEST(ControlMessageTest, HugeDeclaredCountsAreRejectedWithoutAllocating) {
 
 TEST(ControlMessageTest, EmptyAddressOrSourceListsAreRejected) {
   EXPECT_EQ(DecodeError(EncodeMessage(SourceOpen{})), ErrorCode::kProtocol);
-  EXPECT_EQ(DecodeError(EncodeMessage(SinkReady{{}, 5})), ErrorCode::kProtocol);
-  EXPECT_EQ(DecodeError(EncodeMessage(SinkReady{{"a"}, 0})), ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(SinkReady{{}, 5, {}, 0, 0})), ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(SinkReady{{"a"}, 0, {}, 0, 0})), ErrorCode::kProtocol);
   SourceStart s = SampleSourceStart();
   s.port = 0;
   EXPECT_EQ(DecodeError(EncodeMessage(s)), ErrorCode::kProtocol);

@@ -119,7 +119,7 @@ TEST(DataFrameTest, FileEndRoundTrip) {
 TEST(DataFrameTest, StreamEndRoundTrip) {
   for (std::uint32_t count : {1u, 2u, 63u, kMaxStreamCount}) {
     FrameHeader h;
-    h.type = FrameType::kStreamEnd;
+    h.type = FrameType::kPassEnd;
     h.file_id = count;
     ExpectHeaderEq(RoundTrip(h), h);
   }
@@ -270,7 +270,7 @@ TEST(DataFrameTest, FileEndMalformedOtherwiseIsRejected) {
 TEST(DataFrameTest, StreamEndWithBadCountIsRejected) {
   for (std::uint32_t count : {0u, kMaxStreamCount + 1, 0xFFFFFFFFu}) {
     FrameHeader h;
-    h.type = FrameType::kStreamEnd;
+    h.type = FrameType::kPassEnd;
     h.file_id = count;
     EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol) << count;
   }
@@ -278,7 +278,7 @@ TEST(DataFrameTest, StreamEndWithBadCountIsRejected) {
 
 TEST(DataFrameTest, StreamEndWithPayloadOrFieldsIsRejected) {
   FrameHeader base;
-  base.type = FrameType::kStreamEnd;
+  base.type = FrameType::kPassEnd;
   base.file_id = 4;
   FrameHeader h = base;
   h.length = 1;
