@@ -1,0 +1,69 @@
+#pragma once
+/// Turns written blocks into journal records, in the one order that is safe:
+/// a block's data is synced to disk before any record of it is appended. The
+/// file system is behind an interface, so tests can crash it between any two
+/// steps. No IO of its own.
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "engine/resume_journal.h"
+
+namespace braid {
+
+/// The file-system steps of a checkpoint, one partial file (by id) at a time.
+class CheckpointIo {
+ public:
+  virtual ~CheckpointIo() = default;
+  /// Makes every byte written so far to the partial file durable (fdatasync).
+  virtual void SyncData(std::uint32_t file) = 0;
+  /// Appends to the file's journal, creating it (the bytes then start with the
+  /// header) when `create`.
+  virtual void AppendJournal(std::uint32_t file, bool create,
+                             std::span<const std::uint8_t> bytes) = 0;
+};
+
+class Checkpointer {
+ public:
+  explicit Checkpointer(CheckpointIo& io) : io_(io) {}
+  Checkpointer(const Checkpointer&) = delete;
+  Checkpointer& operator=(const Checkpointer&) = delete;
+
+  /// Journals this file from now on. `journal_exists`: a journal with this
+  /// header is already on disk (a resumed file) and records `kept_bytes`, so
+  /// records are appended to it.
+  void Track(std::uint32_t file, const JournalHeader& header, bool journal_exists,
+             std::uint64_t kept_bytes);
+  /// A block was written (not yet synced). Ignored for untracked files.
+  void Written(std::uint32_t file, const JournalRecord& record);
+  /// Stops journaling a file (it was committed, or is being discarded).
+  void Forget(std::uint32_t file);
+  /// Syncs every file with blocks written since the last run, then journals
+  /// those blocks. Returns how many blocks it journaled. Throws what the
+  /// CheckpointIo throws; blocks not journaled stay pending.
+  std::size_t Run();
+  /// Blocks written but not yet journaled.
+  std::size_t pending() const;
+  /// Bytes the file's journal vouches for (0 when it has none): what a re-run keeps.
+  std::uint64_t journaled_bytes(std::uint32_t file) const;
+  bool has_journal(std::uint32_t file) const;
+
+ private:
+  struct Tracked {
+    JournalHeader header;
+    bool journal_exists = false;
+    std::vector<JournalRecord> pending;
+    std::uint64_t journaled_bytes = 0;
+  };
+  CheckpointIo& io_;
+  mutable std::mutex mutex_;
+  std::map<std::uint32_t, Tracked> files_;
+  /// Only one Run at a time: a second one could journal blocks whose sync the
+  /// first has not finished.
+  std::mutex run_mutex_;
+};
+
+}  // namespace braid

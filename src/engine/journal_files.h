@@ -1,0 +1,50 @@
+#pragma once
+/// The journals on disk: one "NAME.braid-journal" beside each partial file.
+/// Only translates between the checkpoint logic and the file system.
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "braid/unique_fd.h"
+#include "engine/resume_journal.h"
+
+namespace braid {
+
+class JournalFiles {
+ public:
+  explicit JournalFiles(std::string host) : host_(std::move(host)) {}
+  JournalFiles(const JournalFiles&) = delete;
+  JournalFiles& operator=(const JournalFiles&) = delete;
+
+  /// Names where file `id`'s journal lives.
+  void SetPath(std::uint32_t id, std::string path);
+  /// Reads and decodes a journal. nullopt when there is none; a journal that
+  /// is not a valid braid journal is reported in `why` and treated as none.
+  std::optional<DecodedJournal> Load(std::uint32_t id, std::string* why) const;
+  /// Appends (after truncating it when `create`). A failed append is cut off
+  /// again, so later records never follow a torn one. Throws BraidError.
+  void Append(std::uint32_t id, bool create, std::span<const std::uint8_t> bytes);
+  /// Replaces the journal atomically (temporary file, fsync, rename).
+  void Rewrite(std::uint32_t id, std::span<const std::uint8_t> bytes);
+  /// Closes and deletes the journal, if any.
+  void Remove(std::uint32_t id);
+  bool Exists(std::uint32_t id) const;
+
+ private:
+  [[noreturn]] void Fail(const std::string& path, int err) const;
+
+  struct Open {
+    std::string path;
+    UniqueFd fd;
+    std::uint64_t size = 0;
+  };
+  std::string host_;
+  mutable std::mutex mutex_;
+  std::map<std::uint32_t, Open> files_;
+};
+
+}  // namespace braid
