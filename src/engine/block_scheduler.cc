@@ -5,13 +5,25 @@
 
 namespace braid {
 
-BlockScheduler::BlockScheduler(const std::vector<FileEntry>& files, std::uint32_t block_size)
-    : files_(files), block_size_(block_size) {}
+BlockScheduler::BlockScheduler(const std::vector<FileEntry>& files, std::uint32_t block_size,
+                               const std::vector<ResumeEntry>& resume, bool hash_kept)
+    : files_(files), block_size_(block_size), hash_kept_(hash_kept) {
+  for (const ResumeEntry& r : resume) resume_[r.id] = &r;
+}
+
+bool BlockScheduler::Kept(const ResumeEntry& r, std::uint64_t begin, std::uint64_t end) {
+  // Blocks come in offset order, so the cursor only moves forward.
+  while (kept_cursor_ < r.kept.size() && r.kept[kept_cursor_].second <= begin) ++kept_cursor_;
+  return kept_cursor_ < r.kept.size() && r.kept[kept_cursor_].first <= begin &&
+         r.kept[kept_cursor_].second >= end;
+}
 
 std::optional<BlockStep> BlockScheduler::Next() {
   while (file_ < files_.size()) {
     const FileEntry& f = files_[file_];
-    if (f.kind == FileKind::kDirectory || f.kind == FileKind::kSymlink) {
+    auto resumed = resume_.find(f.id);
+    const ResumeEntry* r = resumed == resume_.end() ? nullptr : resumed->second;
+    if (f.kind == FileKind::kDirectory || f.kind == FileKind::kSymlink || (r && r->complete)) {
       ++file_;
       continue;
     }
@@ -22,6 +34,7 @@ std::optional<BlockStep> BlockScheduler::Next() {
       ++file_;
       offset_ = 0;
       stream_ended_ = false;
+      kept_cursor_ = 0;
       last_.reset();
       return end;
     }
@@ -29,6 +42,11 @@ std::optional<BlockStep> BlockScheduler::Next() {
     auto length = static_cast<std::uint32_t>(std::min<std::uint64_t>(left, block_size_));
     BlockStep block{BlockStep::Kind::kBlock, f.id, offset_, length};
     offset_ += length;
+    // Only a seekable file can resume; a block partly kept is sent whole.
+    if (r && !unknown && Kept(*r, block.offset, block.offset + length)) {
+      if (!hash_kept_) continue;
+      block.kind = BlockStep::Kind::kHashOnly;
+    }
     last_ = block;
     return block;
   }

@@ -1,18 +1,23 @@
 #pragma once
 /// Decides what the source reads next: the blocks of each file in order,
-/// then that file's end marker. Pure: the reader does the IO and tells the
-/// scheduler when a stream of unknown length runs dry.
+/// then that file's end marker. On a resumed transfer it skips what the sink
+/// kept (or only hashes it, for the whole-file MD5) and files already in place.
+/// Pure: the reader does the IO and tells the scheduler when a stream of
+/// unknown length runs dry.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
 #include "braid/file_entry.h"
+#include "proto/control_message.h"
 
 namespace braid {
 
 struct BlockStep {
-  enum class Kind { kBlock, kFileEnd } kind = Kind::kBlock;
+  /// kHashOnly: read for the MD5 but do not send (the sink kept it).
+  enum class Kind { kBlock, kFileEnd, kHashOnly } kind = Kind::kBlock;
   std::uint32_t file_id = 0;
   std::uint64_t offset = 0;  ///< block: where to read; file end: the final size
   std::uint32_t length = 0;  ///< block: bytes to read (a stream may return fewer)
@@ -20,7 +25,10 @@ struct BlockStep {
 
 class BlockScheduler {
  public:
-  BlockScheduler(const std::vector<FileEntry>& files, std::uint32_t block_size);
+  /// `resume`: what the sink already has (sorted by id, ranges sorted, as the
+  /// control codec guarantees). `hash_kept`: yield kept blocks as kHashOnly.
+  BlockScheduler(const std::vector<FileEntry>& files, std::uint32_t block_size,
+                 const std::vector<ResumeEntry>& resume = {}, bool hash_kept = false);
   /// The next step, or nullopt when every file has ended.
   std::optional<BlockStep> Next();
   /// The reader got `got` bytes for the last block of a stream file of unknown
@@ -29,7 +37,12 @@ class BlockScheduler {
 
  private:
   const std::vector<FileEntry>& files_;
+  bool Kept(const ResumeEntry& r, std::uint64_t begin, std::uint64_t end);
+
   std::uint32_t block_size_;
+  std::map<std::uint32_t, const ResumeEntry*> resume_;
+  bool hash_kept_;
+  std::size_t kept_cursor_ = 0;  ///< first kept range of this file that may still matter
   std::size_t file_ = 0;
   std::uint64_t offset_ = 0;
   bool stream_ended_ = false;

@@ -40,4 +40,20 @@ bool RangeSet::Contains(std::uint64_t begin, std::uint64_t end) const {
   return it->first <= begin && it->second >= end;
 }
 
+std::vector<std::pair<std::uint64_t, std::uint64_t>> RangeSet::Ranges() const {
+  return {ranges_.begin(), ranges_.end()};
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> RangeSet::Gaps(std::uint64_t end) const {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  std::uint64_t at = 0;
+  for (const auto& [b, e] : ranges_) {
+    if (b >= end) break;
+    if (b > at) out.emplace_back(at, b);
+    at = std::max(at, e);
+  }
+  if (at < end) out.emplace_back(at, end);
+  return out;
+}
+
 }  // namespace braid

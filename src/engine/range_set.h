@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
+#include <vector>
 
 namespace braid {
 
@@ -20,6 +22,10 @@ class RangeSet {
   std::uint64_t MaxEnd() const;
   bool Contains(std::uint64_t begin, std::uint64_t end) const;
   std::size_t pieces() const { return ranges_.size(); }
+  /// The ranges, in order.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> Ranges() const;
+  /// What is not covered of [0, end), in order.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> Gaps(std::uint64_t end) const;
 
  private:
   std::map<std::uint64_t, std::uint64_t> ranges_;  // begin -> end

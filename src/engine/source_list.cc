@@ -13,6 +13,7 @@
 
 #include "braid/error.h"
 #include "braid/unique_fd.h"
+#include "engine/source_fingerprint.h"
 
 namespace braid {
 namespace {
@@ -121,6 +122,10 @@ class ListBuilder {
 
   void Push(FileEntry e, std::string local) {
     e.id = static_cast<std::uint32_t>(files_.size());
+    if (e.kind == FileKind::kRegular && e.size >= kResumeMinSize) {
+      UniqueFd fd(::open(local.c_str(), O_RDONLY | O_CLOEXEC));
+      if (fd.valid()) e.fingerprint = SourceFingerprint(fd.get(), e.size);
+    }
     files_.push_back({std::move(e), std::move(local)});
   }
 
