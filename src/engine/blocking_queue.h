@@ -22,6 +22,16 @@ class BlockingQueue {
     cv_.notify_one();
     return true;
   }
+  /// Puts an item back at the head, for one a consumer could not deliver.
+  bool PushFront(T item) {
+    {
+      std::lock_guard lock(mutex_);
+      if (closed_ && items_.empty()) return false;
+      items_.push_front(std::move(item));
+    }
+    cv_.notify_one();
+    return true;
+  }
   /// Blocks for the next item; nullopt when closed and drained, or aborted.
   std::optional<T> Pop() {
     std::unique_lock lock(mutex_);

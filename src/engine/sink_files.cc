@@ -29,7 +29,10 @@ int ReserveSpace(int fd, std::uint64_t size) {
   if (::fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC) {
     auto free_bytes =
         static_cast<std::uint64_t>(fs.f_bavail) * static_cast<std::uint64_t>(fs.f_bsize);
-    return size > free_bytes ? ENOSPC : 0;
+    // A resumed partial file already holds some of its space.
+    struct stat st {};
+    std::uint64_t held = ::fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_blocks) * 512 : 0;
+    return size > free_bytes + held ? ENOSPC : 0;
   }
   return ::posix_fallocate(fd, 0, static_cast<off_t>(size));
 }
@@ -106,6 +109,7 @@ void SinkFiles::Prepare(bool force) {
         break;
       case FileKind::kRegular:
       case FileKind::kStream:
+        if (f.in_place) break;
         if (exists && S_ISDIR(existing.st_mode)) Fail(path, EISDIR);
         if (exists && !force) {
           throw BraidError(ErrorCode::kTargetUnwritable,
@@ -135,8 +139,8 @@ void SinkFiles::CheckBlock(std::uint32_t id, std::uint64_t offset, std::uint32_t
 
 int SinkFiles::OpenLocked(SinkFile& f) {
   if (f.fd.valid()) return f.fd.get();
-  f.fd.Reset(
-      ::open(f.partial_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
+  int flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (f.resumed ? 0 : O_TRUNC);
+  f.fd.Reset(::open(f.partial_path.c_str(), flags, 0600));
   if (!f.fd.valid()) Fail(f.partial_path, errno);
   std::uint64_t size = f.entry.size;
   if (size != kUnknownSize && size > 0) {
@@ -144,7 +148,8 @@ int SinkFiles::OpenLocked(SinkFile& f) {
     // error now, not after most of the data has crossed the network.
     int err = ReserveSpace(f.fd.get(), size);
     if (err == ENOSPC || err == EDQUOT) {
-      ::unlink(f.partial_path.c_str());
+      // Kept data stays for a re-run with more room; a new file goes.
+      if (!f.resumed) ::unlink(f.partial_path.c_str());
       f.fd.Reset();
       Fail(f.partial_path, err);
     }
@@ -155,6 +160,13 @@ int SinkFiles::OpenLocked(SinkFile& f) {
 int SinkFiles::OpenPartial(std::uint32_t id) {
   std::lock_guard lock(mutex_);
   return OpenLocked(Lookup(id));
+}
+
+int SinkFiles::OpenPartialForResume(std::uint32_t id) {
+  std::lock_guard lock(mutex_);
+  SinkFile& f = Lookup(id);
+  f.resumed = true;
+  return OpenLocked(f);
 }
 
 bool SinkFiles::WriteBlock(std::uint32_t id, std::uint64_t offset, const std::uint8_t* data,
@@ -195,7 +207,11 @@ void SinkFiles::RecordStreamed(std::uint32_t id, std::uint64_t offset, std::uint
 void SinkFiles::EndFile(std::uint32_t id, std::uint64_t size, std::optional<Md5Value> md5) {
   std::unique_lock lock(mutex_);
   SinkFile& f = Lookup(id);
-  if (f.end_size) Reject("a file ended twice");
+  if (f.end_size) {
+    // A file end asked for again after a lost stream may arrive twice.
+    if (*f.end_size == size && f.source_md5 == md5) return;
+    Reject("a file ended twice");
+  }
   if (f.entry.size != kUnknownSize && size != f.entry.size) {
     Reject("file end disagrees with the announced size");
   }
@@ -297,11 +313,15 @@ void SinkFiles::MakeDurable(const std::vector<std::uint32_t>& ids) {
   }
 }
 
-void SinkFiles::RemovePartials() {
+void SinkFiles::RemovePartials(const std::function<bool(std::uint32_t)>& keep) {
   if (plan_.mode == TargetPlan::Mode::kStream) return;
   std::lock_guard lock(mutex_);
   for (auto& f : files_) {
     if (f.committed || f.entry.kind == FileKind::kDirectory || f.entry.kind == FileKind::kSymlink) {
+      continue;
+    }
+    if (keep && keep(f.entry.id)) {
+      f.fd.Reset();
       continue;
     }
     if (f.fd.valid() || ::access(f.partial_path.c_str(), F_OK) == 0) {
@@ -309,6 +329,53 @@ void SinkFiles::RemovePartials() {
       ::unlink(f.partial_path.c_str());
     }
   }
+}
+
+void SinkFiles::MarkInPlace(std::uint32_t id) {
+  std::lock_guard lock(mutex_);
+  SinkFile& f = Lookup(id);
+  f.in_place = f.complete = f.committed = true;
+}
+
+void SinkFiles::SetKept(std::uint32_t id, RangeSet kept) {
+  std::lock_guard lock(mutex_);
+  SinkFile& f = Lookup(id);
+  f.ranges = std::move(kept);
+  f.resumed = true;
+}
+
+void SinkFiles::SyncPartial(std::uint32_t id) {
+  int fd;
+  {
+    std::lock_guard lock(mutex_);
+    SinkFile& f = Lookup(id);
+    if (!f.fd.valid()) return;
+    fd = f.fd.get();
+  }
+  if (::fdatasync(fd) != 0) Fail(files_[id].partial_path, errno);
+}
+
+std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>> SinkFiles::Missing(
+    std::size_t limit, std::vector<std::uint32_t>& unrepairable) const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>> out;
+  for (const auto& f : files_) {
+    bool data = f.entry.kind == FileKind::kRegular || f.entry.kind == FileKind::kStream;
+    if (!data || f.complete) continue;
+    if (f.entry.size == kUnknownSize) {
+      unrepairable.push_back(f.entry.id);
+      continue;
+    }
+    for (const auto& [begin, end] : f.ranges.Gaps(f.entry.size)) {
+      if (out.size() == limit) return out;
+      out.emplace_back(f.entry.id, begin, end - begin);
+    }
+    if (!f.end_size) {
+      if (out.size() == limit) return out;
+      out.emplace_back(f.entry.id, f.entry.size, 0);
+    }
+  }
+  return out;
 }
 
 void SinkFiles::Abort() {
@@ -327,6 +394,7 @@ std::uint64_t SinkFiles::bytes_received() const {
 std::size_t SinkFiles::data_file_count() const {
   std::size_t n = 0;
   for (const auto& f : files_) {
+    if (f.in_place) continue;
     if (f.entry.kind == FileKind::kRegular || f.entry.kind == FileKind::kStream) ++n;
   }
   return n;

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "braid/file_entry.h"
@@ -37,6 +38,8 @@ struct SinkFile {
   std::unique_ptr<std::mutex> write_mutex = std::make_unique<std::mutex>();
   bool complete = false;   ///< every byte and the end are in
   bool committed = false;  ///< renamed into place
+  bool resumed = false;    ///< the partial file holds kept data: open it without truncating
+  bool in_place = false;   ///< an earlier run completed it: nothing to copy
 };
 
 class SinkFiles {
@@ -75,8 +78,21 @@ class SinkFiles {
   /// Gives directories their final mode (and owner and times with -p) once
   /// everything inside them is written.
   void FinishDirectories();
-  /// Removes the partial files of everything not committed.
-  void RemovePartials();
+  /// Removes the partial files of everything not committed, except those
+  /// `keep` says to keep (they have a journal, so a re-run resumes them).
+  void RemovePartials(const std::function<bool(std::uint32_t)>& keep = {});
+  /// An earlier run left this file complete under its final name: skip it.
+  void MarkInPlace(std::uint32_t id);
+  /// The partial file already holds `kept` (verified): write around it.
+  void SetKept(std::uint32_t id, RangeSet kept);
+  /// fdatasync of the partial file, if it is open.
+  void SyncPartial(std::uint32_t id);
+  /// What is still missing of each file not complete, for the source to send
+  /// again: gaps, and the file's end when it has not arrived (length 0).
+  /// At most `limit` ranges. Files of unknown size cannot be re-read: their
+  /// ids go to `unrepairable`.
+  std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>> Missing(
+      std::size_t limit, std::vector<std::uint32_t>& unrepairable) const;
   void Abort();
 
   /// Calls `ready(id)` each time a file becomes complete (from the writing thread).
@@ -90,6 +106,8 @@ class SinkFiles {
   const TargetPlan& plan() const { return plan_; }
   /// Opens the partial file if it is not open yet; returns its descriptor.
   int OpenPartial(std::uint32_t id);
+  /// Opens an earlier run's partial file without truncating it.
+  int OpenPartialForResume(std::uint32_t id);
 
  private:
   [[noreturn]] void Fail(const std::string& path, int err) const;

@@ -11,8 +11,11 @@
 
 #include "engine/blocking_queue.h"
 #include "engine/buffer_pool.h"
+#include "engine/checkpointer.h"
+#include "engine/journal_files.h"
 #include "engine/ordered_writer.h"
 #include "engine/sink_files.h"
+#include "engine/sink_resume.h"
 #include "transport/block_codec.h"
 #include "transport/data_listener.h"
 #include "transport/data_socket.h"
@@ -27,11 +30,36 @@ constexpr std::size_t kReorderBlocks = 16;
 constexpr std::size_t kHashChunk = 1u << 20;
 /// Files made durable by one sync at most.
 constexpr std::size_t kCommitBatch = 1024;
+/// How often written blocks are synced and journaled: what a crash of the sink
+/// can cost a re-run (docs/resume.md has the measured price).
+constexpr auto kCheckpointInterval = std::chrono::milliseconds(250);
+/// A stream that dies because the whole transfer is failing dies moments
+/// before the agent's abort arrives; only a death without one is news.
+constexpr auto kEchoWindow = std::chrono::milliseconds(500);
+/// Repair passes that deliver nothing new before the sink gives up on the source.
+constexpr int kMaxIdlePasses = 3;
 
 bool IsStreamTarget(const std::string& target, const struct stat& st, bool exists) {
   if (target == "-") return true;
   return exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
 }
+
+/// The checkpointer's file-system steps on the real partial files and journals.
+class SinkCheckpointIo : public CheckpointIo {
+ public:
+  SinkCheckpointIo(SinkFiles& files, JournalFiles& journals) : files_(files), journals_(journals) {}
+  void SyncData(std::uint32_t file) override { files_.SyncPartial(file); }
+  void AppendJournal(std::uint32_t file, bool create,
+                     std::span<const std::uint8_t> bytes) override {
+    journals_.Append(file, create, bytes);
+  }
+
+ private:
+  SinkFiles& files_;
+  JournalFiles& journals_;
+};
+
+bool IsPeerLost(const BraidError& e) { return e.code() == ErrorCode::kPeerLost; }
 
 }  // namespace
 
@@ -52,27 +80,53 @@ struct SinkSession::Impl {
   BlockingQueue<std::uint32_t> commit_queue;
   std::vector<std::optional<Md5Value>> sink_md5;
 
+  std::unique_ptr<JournalFiles> journals;
+  std::unique_ptr<SinkCheckpointIo> checkpoint_io;
+  std::unique_ptr<Checkpointer> checkpointer;
+  std::function<void(const std::string&)> warn;
+  std::atomic<std::uint64_t>* state_bytes = nullptr;
+
   std::mutex mutex;
   std::condition_variable cv;
   std::vector<std::unique_ptr<DataSocket>> sockets;
   std::vector<std::thread> receivers;
   std::uint32_t announced_streams = 0;
-  std::uint32_t ended_streams = 0;
   std::size_t committed = 0;
+  // A pass ends when every live stream has sent its pass end; the sink then
+  // decides: done (close the streams), or ask again for what is missing.
+  std::size_t at_pass_end = 0;
+  std::size_t dead_streams = 0;
+  std::uint64_t pass = 0;           ///< decisions taken
+  bool all_received = false;        ///< the last decision was "done"
+  std::vector<ResendRange> resend;  ///< the last decision's request
+  std::uint64_t bytes_at_last_pass = 0;
+  int idle_passes = 0;
+  bool checkpoints_done = false;
 
   std::string Where(const std::string& path) const {
     return host.empty() ? path : host + ":" + path;
   }
   void Receive(DataSocket& socket, TransferState& state);
+  void ReceiveFrames(DataSocket& socket, TransferState& state);
+  /// Called with `mutex` held whenever a stream reaches its pass end or dies.
+  /// Returns the error to fail the transfer with (after releasing `mutex`:
+  /// the abort hooks take it).
+  std::optional<BraidError> MaybeDecide();
+  /// Waits for the decision on the pass this stream just ended; false: done.
+  bool AwaitDecision(DataSocket& socket, std::unique_lock<std::mutex>& lock, TransferState& state);
+  void RecordWrite(std::uint32_t id, std::uint64_t offset, const std::uint8_t* data,
+                   std::uint32_t length, std::optional<std::uint64_t> checksum);
+  void CheckpointLoop(TransferState& state);
+  /// After a failure: journal what is on disk, keep or remove the partial files.
+  std::optional<Kept> KeepPartials();
   void ReceiveData(DataSocket& socket, const FrameHeader& h, std::vector<std::uint8_t>& scratch,
                    TransferState& state);
   void Verify(TransferState& state);
   void CommitAll(const SinkCallbacks& callbacks);
   /// Checks the MD5s of a complete file; throws on a mismatch.
   FileDone Verdict(std::uint32_t id);
-  bool Finished(std::size_t data_files) const {
-    return committed == data_files && announced_streams > 0 && ended_streams == announced_streams;
-  }
+  bool Finished(std::size_t data_files) const { return committed == data_files && all_received; }
+  std::size_t live_streams() const { return sockets.size() - dead_streams; }
 };
 
 SinkSession::SinkSession(std::vector<FileEntry> entries, SinkOpen open, std::string host)
@@ -108,12 +162,46 @@ void SinkSession::Impl::ReceiveData(DataSocket& socket, const FrameHeader& h,
   state.wire_bytes.fetch_add(h.length);
   if (ordered) {
     ordered->Submit(position, std::move(buffer), h.raw_length);
-  } else if (files->WriteBlock(h.file_id, h.offset, buffer->data(), h.raw_length)) {
-    state.bytes.fetch_add(h.raw_length);
+    return;
   }
+  std::optional<std::uint64_t> raw_checksum;
+  if (!compressed) raw_checksum = h.checksum;  // the checksum of the bytes on disk, then
+  RecordWrite(h.file_id, h.offset, buffer->data(), h.raw_length, raw_checksum);
+}
+
+void SinkSession::Impl::RecordWrite(std::uint32_t id, std::uint64_t offset,
+                                    const std::uint8_t* data, std::uint32_t length,
+                                    std::optional<std::uint64_t> checksum) {
+  if (!files->WriteBlock(id, offset, data, length)) return;
+  state_bytes->fetch_add(length);
+  if (!checksum) checksum = PayloadChecksum({data, length});
+  checkpointer->Written(id, JournalRecord{offset, length, *checksum});
 }
 
 void SinkSession::Impl::Receive(DataSocket& socket, TransferState& state) {
+  try {
+    ReceiveFrames(socket, state);
+  } catch (const BraidError& e) {
+    // A stream that dies is not the end of the copy: the others finish the
+    // pass, and the sink asks again for what this one lost in flight.
+    if (!IsPeerLost(e) || state.FailsWithin(kEchoWindow)) throw;
+    std::unique_lock lock(mutex);
+    if (all_received) return;  // it died after the last pass: no loss
+    ++dead_streams;
+    std::size_t left = live_streams();
+    if (left == 0) {
+      throw BraidError(ErrorCode::kPeerLost,
+                       "every data stream was lost; the last: " + std::string(e.what()));
+    }
+    warn(std::string(e.what()) + "; continuing on " + std::to_string(left) + " stream" +
+         (left == 1 ? "" : "s"));
+    std::optional<BraidError> failure = MaybeDecide();
+    lock.unlock();
+    if (failure) state.Fail(*failure);
+  }
+}
+
+void SinkSession::Impl::ReceiveFrames(DataSocket& socket, TransferState& state) {
   std::uint32_t max_payload = open.params.block_size;
   std::vector<std::uint8_t> scratch(open.params.compress_level > 0 ? max_payload : 0);
   while (!state.failed()) {
@@ -139,28 +227,98 @@ void SinkSession::Impl::Receive(DataSocket& socket, TransferState& state) {
         files->EndFile(h.file_id, h.offset, have);
         break;
       }
-      case FrameType::kStreamEnd: {
-        {
-          std::lock_guard lock(mutex);
-          if (announced_streams != 0 && announced_streams != h.file_id) {
-            throw BraidError(ErrorCode::kProtocol,
-                             "protocol error: streams disagree on their count");
-          }
-          announced_streams = h.file_id;
-          ++ended_streams;
+      case FrameType::kPassEnd: {
+        std::unique_lock lock(mutex);
+        if (announced_streams != 0 && announced_streams != h.file_id) {
+          throw BraidError(ErrorCode::kProtocol, "protocol error: streams disagree on their count");
         }
-        cv.notify_all();
-        ::shutdown(socket.fd(), SHUT_WR);
-        return;
+        announced_streams = h.file_id;
+        if (!AwaitDecision(socket, lock, state)) return;
+        break;
       }
+      case FrameType::kResend:
+        throw BraidError(ErrorCode::kProtocol, "protocol error: resend request from the source");
     }
   }
+}
+
+bool SinkSession::Impl::AwaitDecision(DataSocket& socket, std::unique_lock<std::mutex>& lock,
+                                      TransferState& state) {
+  ++at_pass_end;
+  std::uint64_t my_pass = pass;
+  if (std::optional<BraidError> failure = MaybeDecide()) {
+    lock.unlock();
+    state.Fail(*failure);
+    return false;
+  }
+  cv.wait(lock, [&] { return pass != my_pass || state.failed(); });
+  if (state.failed()) return false;
+  if (all_received) {
+    lock.unlock();
+    ::shutdown(socket.fd(), SHUT_WR);
+    return false;
+  }
+  std::vector<std::uint8_t> payload = EncodeResendList(resend);
+  std::uint64_t number = pass;
+  lock.unlock();
+  socket.SendFrame(FrameHeader{.type = FrameType::kResend,
+                               .length = static_cast<std::uint32_t>(payload.size()),
+                               .offset = number,
+                               .checksum = PayloadChecksum(payload)},
+                   payload);
+  lock.lock();
+  return true;
+}
+
+std::optional<BraidError> SinkSession::Impl::MaybeDecide() {
+  std::size_t live = live_streams();
+  if (live == 0 || at_pass_end < live || at_pass_end + dead_streams < announced_streams) {
+    return std::nullopt;
+  }
+  at_pass_end = 0;
+  resend.clear();
+  std::vector<std::uint32_t> unrepairable;
+  // Ordered targets write as blocks arrive in order, so what they hold back is
+  // not yet in the file table; without a lost stream, nothing is missing.
+  if (!ordered || dead_streams > 0) {
+    std::size_t limit = open.params.block_size / kResendRangeSize;
+    for (const auto& [id, offset, length] : files->Missing(limit, unrepairable)) {
+      resend.push_back({id, offset, length});
+    }
+  }
+  if (ordered && dead_streams > 0) {
+    return BraidError(ErrorCode::kPeerLost,
+                      "a data stream was lost, and data written in order cannot be sent "
+                      "again out of order");
+  }
+  if (!unrepairable.empty()) {
+    return BraidError(ErrorCode::kPeerLost,
+                      "data of " + Where(files->file(unrepairable.front()).final_path) +
+                          " was lost with a data stream, and a stream source cannot be "
+                          "read again");
+  }
+  std::uint64_t received = files->bytes_received();
+  idle_passes = (pass > 0 && received == bytes_at_last_pass) ? idle_passes + 1 : 0;
+  bytes_at_last_pass = received;
+  if (!resend.empty() && idle_passes >= kMaxIdlePasses) {
+    return BraidError(ErrorCode::kProtocol,
+                      "protocol error: the source does not send the data asked for again");
+  }
+  all_received = resend.empty();
+  if (!all_received) {
+    warn("asking the source again for " + std::to_string(resend.size()) + " range" +
+         (resend.size() == 1 ? "" : "s") + " lost in flight");
+  }
+  ++pass;
+  cv.notify_all();
+  return std::nullopt;
 }
 
 void SinkSession::Impl::Verify(TransferState& state) {
   std::vector<std::uint8_t> chunk(kHashChunk);
   for (const auto& f : files->files()) {
     if (f.entry.kind != FileKind::kRegular && f.entry.kind != FileKind::kStream) continue;
+    if (f.in_place) continue;
     std::uint32_t id = f.entry.id;
     int fd = files->OpenPartial(id);
     Md5Digest digest;
@@ -220,10 +378,15 @@ void SinkSession::Impl::CommitAll(const SinkCallbacks& callbacks) {
       batch.push_back(*more);
     }
     std::vector<FileDone> verdicts;
-    for (std::uint32_t id : batch) verdicts.push_back(Verdict(id));
+    for (std::uint32_t id : batch) {
+      verdicts.push_back(Verdict(id));
+      checkpointer->Forget(id);
+    }
     files->MakeDurable(batch);
     for (const FileDone& done : verdicts) {
       files->Commit(done.id, open.force);
+      // The file is whole under its final name; its journal has nothing left to say.
+      journals->Remove(done.id);
       callbacks.file_done(done);
       std::lock_guard lock(mutex);
       ++committed;
@@ -243,6 +406,13 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   TargetInfo info{exists, exists && S_ISDIR(st.st_mode), IsStreamTarget(s.open.target, st, exists)};
   TargetPlan plan = PlanTarget(s.open.target, info, s.open.top_count, s.entries, s.host);
   s.files = std::make_unique<SinkFiles>(s.entries, plan, s.host, s.open.preserve);
+  s.warn = callbacks.warn;
+  s.state_bytes = &state_.bytes;
+  s.journals = std::make_unique<JournalFiles>(s.host);
+  s.checkpoint_io = std::make_unique<SinkCheckpointIo>(*s.files, *s.journals);
+  s.checkpointer = std::make_unique<Checkpointer>(*s.checkpoint_io);
+  ResumeSummary resumed =
+      PrepareResume(*s.files, *s.journals, *s.checkpointer, s.open, s.host, callbacks.warn);
   s.files->Prepare(s.open.force);
   s.sink_md5.resize(s.entries.size());
   std::size_t data_files = s.files->data_file_count();
@@ -296,9 +466,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
           auto it = std::upper_bound(s.order_starts.begin(), s.order_starts.end(),
                                      std::make_pair(position, UINT32_MAX));
           std::uint32_t id = std::prev(it)->second;
-          if (s.files->WriteBlock(id, position - s.order_base[id], data, length)) {
-            state_.bytes.fetch_add(length);
-          }
+          s.RecordWrite(id, position - s.order_base[id], data, length, std::nullopt);
         });
   }
   s.pool = std::make_unique<BufferPool>(p.block_size, buffers);
@@ -324,7 +492,13 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
     s.cv.notify_all();
   });
 
-  callbacks.ready(SinkReady{{s.listener->address()}, s.listener->port()});
+  SinkReady ready;
+  ready.addresses = {s.listener->address()};
+  ready.port = s.listener->port();
+  ready.resume = std::move(resumed.entries);
+  ready.kept_bytes = resumed.kept_bytes;
+  ready.failed_blocks = resumed.failed_blocks;
+  callbacks.ready(ready);
 
   std::thread acceptor(state_.Guarded([&] {
     s.listener->Run(
@@ -338,6 +512,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
         });
   }));
   std::thread committer(state_.Guarded([&] { s.CommitAll(callbacks); }));
+  std::thread checkpoints(state_.Guarded([&] { s.CheckpointLoop(state_); }));
   std::thread verifier;
   if (p.md5 && !stream_target) verifier = std::thread(state_.Guarded([&] { s.Verify(state_); }));
 
@@ -351,11 +526,52 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   for (auto& t : s.receivers) t.join();
   committer.join();
   if (verifier.joinable()) verifier.join();
+  {
+    std::lock_guard lock(s.mutex);
+    s.checkpoints_done = true;
+  }
+  s.cv.notify_all();
+  checkpoints.join();
   if (auto e = state_.error()) {
-    s.files->RemovePartials();
+    if (std::optional<Kept> kept = s.KeepPartials(); kept && callbacks.kept) callbacks.kept(*kept);
     throw *e;
   }
   s.files->FinishDirectories();
+}
+
+void SinkSession::Impl::CheckpointLoop(TransferState& state) {
+  std::unique_lock lock(mutex);
+  while (!checkpoints_done && !state.failed()) {
+    cv.wait_for(lock, kCheckpointInterval);
+    lock.unlock();
+    checkpointer->Run();
+    lock.lock();
+  }
+}
+
+std::optional<Kept> SinkSession::Impl::KeepPartials() {
+  if (files->plan().mode == TargetPlan::Mode::kStream) return std::nullopt;
+  if (open.keep_partial) {
+    // What reached the disk since the last checkpoint counts too. A failing
+    // disk may refuse this; the journal then keeps what it had.
+    try {
+      checkpointer->Run();
+    } catch (const BraidError&) {
+    }
+  }
+  Kept kept;
+  files->RemovePartials([&](std::uint32_t id) {
+    bool keep =
+        open.keep_partial && checkpointer->has_journal(id) && checkpointer->journaled_bytes(id) > 0;
+    if (keep) {
+      kept.bytes += checkpointer->journaled_bytes(id);
+      ++kept.partial_files;
+    } else {
+      journals->Remove(id);
+    }
+    return keep;
+  });
+  return kept;
 }
 
 }  // namespace braid

@@ -17,6 +17,7 @@ struct SinkCallbacks {
   std::function<void(const SinkReady&)> ready;     ///< listening; tell the source
   std::function<void(const FileDone&)> file_done;  ///< one file verified and in place
   std::function<void(const std::string&)> warn;
+  std::function<void(const Kept&)> kept;  ///< after a failure: what a re-run keeps
 };
 
 class SinkSession {
@@ -26,8 +27,9 @@ class SinkSession {
   SinkSession(const SinkSession&) = delete;
   SinkSession& operator=(const SinkSession&) = delete;
 
-  /// Prepares the target, listens, receives everything; blocks until every
-  /// file is in place. On failure removes partial files and throws BraidError.
+  /// Prepares the target (resuming what earlier runs left), listens, receives
+  /// everything; blocks until every file is in place. On failure keeps the
+  /// journaled partial files for a re-run (unless told not to) and throws BraidError.
   void Run(const SinkCallbacks& callbacks);
   void Abort(const std::string& why) { state_.Abort(why); }
   TransferState& state() { return state_; }

@@ -28,12 +28,18 @@ namespace braid {
 namespace {
 
 constexpr auto kConnectTimeout = std::chrono::seconds(15);
+/// A stream that dies because the whole transfer is failing dies moments
+/// before the agent's abort arrives; only a death without one is news.
+constexpr auto kEchoWindow = std::chrono::milliseconds(500);
 
-/// One frame waiting to be sent: a block (payload in `buffer`) or a file end.
+/// One frame waiting to be sent: a block (payload in `buffer`), a file end,
+/// or the end of a pass (`pass_end`: the sender ends its pass and waits for the
+/// sink to say whether anything must be sent again).
 struct OutFrame {
   FrameHeader header;
   BufferRef buffer;
   Md5Value md5{};
+  bool pass_end = false;
 };
 
 /// What the hasher sees, in file order.
@@ -66,10 +72,39 @@ struct SourceSession::Impl {
   /// Readable once the transfer is aborted: wakes a reader blocked on a pipe
   /// or terminal that may never deliver another byte.
   UniqueFd abort_event{::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)};
+  /// Ranges the sink asked for again, one batch per repair pass.
+  BlockingQueue<std::vector<ResendRange>> repair_queue;
+  /// The highest repair pass handed to the reader: the sink asks on every live
+  /// stream, and the first sender to read the request hands it on.
+  std::atomic<std::uint64_t> repair_pass{0};
+  /// Senders still running; a pass ends with one pass-end marker for each.
+  std::atomic<std::size_t> live_senders{0};
+  std::atomic<std::size_t> lost_streams{0};
+  /// The sink closed a stream after a pass: it has everything.
+  std::atomic<bool> sink_has_all{false};
+  /// Each file's MD5, kept for a file end the sink asks for again. Written by
+  /// the hasher before the pass ends; read by the reader only after a repair
+  /// request, which the queues order after it.
+  std::vector<std::optional<Md5Value>> file_md5;
+  std::function<void(const std::string&)> warn;
 
   void ReadAll(TransferState& state);
+  void Repair(const std::vector<ResendRange>& ranges, TransferState& state);
   void HashAll(TransferState& state);
   void SendAll(DataSocket& socket, TransferState& state);
+  void SendFrames(DataSocket& socket, TransferState& state);
+  void SendFrame(DataSocket& socket, OutFrame& frame, std::optional<BlockCompressor>& compressor,
+                 std::atomic<std::uint64_t>& stream_sent, TransferState& state);
+  void EndPass() {
+    std::size_t n = live_senders.load();
+    for (std::size_t i = 0; i < n; ++i) {
+      OutFrame marker;
+      marker.pass_end = true;
+      send_queue.Push(std::move(marker));
+    }
+  }
+  /// Reads one block and queues it for sending; false once the transfer failed.
+  bool QueueBlock(int fd, const SourceFile& f, const BlockStep& step, TransferState& state);
   std::atomic<std::uint64_t>& BytesOf(const DataSocket& socket) {
     for (std::size_t i = 0; i < sockets.size(); ++i) {
       if (sockets[i].get() == &socket) return stream_bytes[i];
@@ -117,7 +152,7 @@ std::uint32_t SourceSession::Impl::ReadBlock(int fd, const SourceFile& f, const 
 }
 
 void SourceSession::Impl::ReadAll(TransferState& state) {
-  BlockScheduler scheduler(entries, start.params.block_size);
+  BlockScheduler scheduler(entries, start.params.block_size, start.resume, start.params.md5);
   UniqueFd fd;
   std::uint32_t open_id = UINT32_MAX;
   while (!state.failed()) {
@@ -161,6 +196,8 @@ void SourceSession::Impl::ReadAll(TransferState& state) {
                                                          ": file shrank while it was being copied");
     }
     if (got == 0) continue;
+    if (start.params.md5) hash_queue.Push(HashItem{step->file_id, buffer, got, 0});
+    if (step->kind == BlockStep::Kind::kHashOnly) continue;  // the sink kept it
     OutFrame frame;
     frame.header = {.type = FrameType::kData,
                     .file_id = step->file_id,
@@ -168,14 +205,77 @@ void SourceSession::Impl::ReadAll(TransferState& state) {
                     .offset = step->offset,
                     .raw_length = got};
     frame.buffer = buffer;
-    if (start.params.md5) hash_queue.Push(HashItem{step->file_id, buffer, got, 0});
     send_queue.Push(std::move(frame));
   }
+  fd.Reset();
   if (start.params.md5) {
     hash_queue.Close();
   } else {
-    send_queue.Close();
+    EndPass();
   }
+  // Later passes send only what the sink lost with a dead stream.
+  while (std::optional<std::vector<ResendRange>> ranges = repair_queue.Pop()) {
+    Repair(*ranges, state);
+    if (state.failed()) return;
+    EndPass();
+  }
+}
+
+void SourceSession::Impl::Repair(const std::vector<ResendRange>& ranges, TransferState& state) {
+  for (const ResendRange& r : ranges) {
+    if (r.file_id >= files.size() || files[r.file_id].entry.kind != FileKind::kRegular ||
+        r.offset > files[r.file_id].entry.size ||
+        r.length > files[r.file_id].entry.size - r.offset) {
+      throw BraidError(ErrorCode::kProtocol,
+                       "protocol error: the sink asked again for data outside the file list");
+    }
+    const SourceFile& f = files[r.file_id];
+    if (r.length == 0) {
+      OutFrame end;
+      end.header = {.type = FrameType::kFileEnd, .file_id = r.file_id, .offset = f.entry.size};
+      if (start.params.md5) {
+        if (!file_md5[r.file_id]) {
+          throw BraidError(ErrorCode::kProtocol,
+                           "protocol error: the sink asked for the end of a file not yet read");
+        }
+        end.header.flags = kFlagHasMd5;
+        end.header.length = 16;
+        end.md5 = *file_md5[r.file_id];
+      }
+      send_queue.Push(std::move(end));
+      continue;
+    }
+    UniqueFd fd(::open(f.local_path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) ReadFailed(f, errno);
+    std::uint64_t block = start.params.block_size;
+    for (std::uint64_t at = r.offset; at < r.offset + r.length; at += block) {
+      auto length = static_cast<std::uint32_t>(std::min(block, r.offset + r.length - at));
+      if (!QueueBlock(fd.get(), f, {BlockStep::Kind::kBlock, r.file_id, at, length}, state)) {
+        return;
+      }
+    }
+  }
+}
+
+bool SourceSession::Impl::QueueBlock(int fd, const SourceFile& f, const BlockStep& step,
+                                     TransferState& state) {
+  BufferRef buffer = pool->Acquire();
+  if (!buffer) return false;
+  std::uint32_t got = ReadBlock(fd, f, step, buffer->data());
+  if (state.failed()) return false;
+  if (got < step.length) {
+    throw BraidError(ErrorCode::kSourceUnreadable, (host.empty() ? "" : host + ":") + f.local_path +
+                                                       ": file shrank while it was being copied");
+  }
+  OutFrame frame;
+  frame.header = {.type = FrameType::kData,
+                  .file_id = step.file_id,
+                  .length = got,
+                  .offset = step.offset,
+                  .raw_length = got};
+  frame.buffer = std::move(buffer);
+  send_queue.Push(std::move(frame));
+  return true;
 }
 
 void SourceSession::Impl::HashAll(TransferState& state) {
@@ -192,56 +292,112 @@ void SourceSession::Impl::HashAll(TransferState& state) {
                   .length = 16,
                   .offset = item->end_size};
     end.md5 = digest.Finish();
+    file_md5[item->file_id] = end.md5;
     send_queue.Push(std::move(end));
   }
-  (void)state;
-  send_queue.Close();
+  if (!state.failed()) EndPass();
 }
 
 void SourceSession::Impl::SendAll(DataSocket& socket, TransferState& state) {
+  try {
+    SendFrames(socket, state);
+  } catch (const BraidError& e) {
+    // A stream that dies is not the end of the copy: what it was sending goes
+    // back to the queue, and the sink asks again for what it lost in flight.
+    live_senders.fetch_sub(1);
+    if (e.code() != ErrorCode::kPeerLost || state.FailsWithin(kEchoWindow)) throw;
+    if (sink_has_all.load()) return;  // it died after the last pass: no loss
+    std::size_t lost = lost_streams.fetch_add(1) + 1;
+    if (lost == sockets.size()) {
+      throw BraidError(ErrorCode::kPeerLost,
+                       "every data stream was lost; the last: " + std::string(e.what()));
+    }
+    std::size_t left = sockets.size() - lost;
+    warn(std::string(e.what()) + "; continuing on " + std::to_string(left) + " stream" +
+         (left == 1 ? "" : "s"));
+    return;
+  }
+  live_senders.fetch_sub(1);
+}
+
+void SourceSession::Impl::SendFrames(DataSocket& socket, TransferState& state) {
   std::atomic<std::uint64_t>& stream_sent = BytesOf(socket);
   std::optional<BlockCompressor> compressor;
   if (start.params.compress_level > 0) {
     compressor.emplace(start.params.compress_level, start.params.block_size);
   }
+  std::vector<std::uint8_t> reply;
   while (std::optional<OutFrame> frame = send_queue.Pop()) {
-    if (frame->header.type == FrameType::kData) {
-      std::span<const std::uint8_t> payload(frame->buffer->data(), frame->header.length);
-      if (compressor) {
-        EncodedBlock encoded = compressor->Encode(payload);
-        payload = encoded.payload;
-        if (encoded.compressed) {
-          frame->header.flags |= kFlagCompressed;
-          frame->header.length = static_cast<std::uint32_t>(payload.size());
-        }
+    if (frame->pass_end) {
+      // Every stream is connected before the first frame goes out, so the
+      // count tells the sink how many streams to wait for.
+      auto count = static_cast<std::uint32_t>(sockets.size());
+      socket.SendFrame(FrameHeader{.type = FrameType::kPassEnd, .file_id = count}, {});
+      FrameHeaderBytes head{};
+      // The sink closes the stream when it has everything.
+      if (!socket.ReadExact(head.data(), head.size(), /*eof_ok=*/true)) {
+        sink_has_all = true;
+        return;
       }
-      frame->header.checksum = PayloadChecksum(payload);
-      if (limiter && !limiter->Acquire(frame->header.length)) break;  // aborted
-      socket.SendFrame(frame->header, payload);
-      frame->buffer.reset();
-      state.bytes.fetch_add(frame->header.raw_length);
-      state.wire_bytes.fetch_add(frame->header.length);
-      stream_sent.fetch_add(frame->header.length, std::memory_order_relaxed);
-    } else {
-      std::span<const std::uint8_t> md5;
-      if ((frame->header.flags & kFlagHasMd5) != 0) md5 = frame->md5;
-      frame->header.checksum = PayloadChecksum(md5);
-      socket.SendFrame(frame->header, md5);
+      FrameHeader h = DecodeFrameHeader(head, start.params.block_size);
+      if (h.type != FrameType::kResend) {
+        throw BraidError(ErrorCode::kProtocol, "protocol error: unexpected frame from the sink");
+      }
+      reply.resize(h.length);
+      socket.ReadExact(reply.data(), reply.size());
+      if (PayloadChecksum(reply) != h.checksum) {
+        throw BraidError(ErrorCode::kIntegrity,
+                         "resend request checksum mismatch from " + socket.peer());
+      }
+      std::vector<ResendRange> ranges = DecodeResendList(reply);
+      std::uint64_t seen = repair_pass.load();
+      while (h.offset > seen && !repair_pass.compare_exchange_weak(seen, h.offset)) {
+      }
+      if (h.offset > seen) repair_queue.Push(std::move(ranges));
+      continue;
+    }
+    try {
+      SendFrame(socket, *frame, compressor, stream_sent, state);
+    } catch (const BraidError&) {
+      if (!state.failed()) send_queue.PushFront(std::move(*frame));
+      throw;
     }
   }
-  if (state.failed()) return;
-  // Every stream is connected before the first frame goes out, so the count
-  // tells the sink how many stream ends to wait for.
-  auto count = static_cast<std::uint32_t>(sockets.size());
-  socket.SendFrame(FrameHeader{.type = FrameType::kStreamEnd, .file_id = count}, {});
-  ::shutdown(socket.fd(), SHUT_WR);
-  // Wait for the sink to close, so the last frames are read before we go.
-  std::uint8_t byte;
-  socket.ReadExact(&byte, 1, /*eof_ok=*/true);
+}
+
+void SourceSession::Impl::SendFrame(DataSocket& socket, OutFrame& frame,
+                                    std::optional<BlockCompressor>& compressor,
+                                    std::atomic<std::uint64_t>& stream_sent, TransferState& state) {
+  if (frame.header.type != FrameType::kData) {
+    std::span<const std::uint8_t> md5;
+    if ((frame.header.flags & kFlagHasMd5) != 0) md5 = frame.md5;
+    frame.header.checksum = PayloadChecksum(md5);
+    socket.SendFrame(frame.header, md5);
+    return;
+  }
+  FrameHeader header = frame.header;  // the frame stays as it was, should it go back to the queue
+  std::span<const std::uint8_t> payload(frame.buffer->data(), header.length);
+  if (compressor) {
+    EncodedBlock encoded = compressor->Encode(payload);
+    payload = encoded.payload;
+    if (encoded.compressed) {
+      header.flags |= kFlagCompressed;
+      header.length = static_cast<std::uint32_t>(payload.size());
+    }
+  }
+  header.checksum = PayloadChecksum(payload);
+  if (limiter && !limiter->Acquire(header.length)) return;  // aborted
+  socket.SendFrame(header, payload);
+  frame.buffer.reset();
+  state.bytes.fetch_add(header.raw_length);
+  state.wire_bytes.fetch_add(header.length);
+  stream_sent.fetch_add(header.length, std::memory_order_relaxed);
 }
 
 void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   Impl& s = *impl_;
+  s.warn = warn;
+  s.file_md5.resize(s.files.size());
   const TransferParams& p = s.start.params;
   // Without this, a congestion control this kernel lacks would surface as a failed connect.
   CheckCongestionControl(p.congestion_control, s.host);
@@ -265,6 +421,7 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
     }
   }
   state_.streams = static_cast<std::uint16_t>(s.sockets.size());
+  s.live_senders = s.sockets.size();
   // Enough buffers for every stream to have one in flight, the reader to run
   // ahead, and the hasher to lag a little without stalling the senders.
   std::size_t buffers = 2 * s.sockets.size() + (p.md5 ? 8 : 4);
@@ -277,19 +434,25 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
     (void)!::write(s.abort_event.get(), &one, sizeof one);
     s.send_queue.Abort();
     s.hash_queue.Abort();
+    s.repair_queue.Abort();
     s.pool->Close();
     if (s.limiter) s.limiter->Abort();
     for (auto& sock : s.sockets) sock->Shutdown();
   });
 
-  std::vector<std::thread> threads;
-  threads.emplace_back(state_.Guarded([&] { s.ReadAll(state_); }));
-  if (p.md5) threads.emplace_back(state_.Guarded([&] { s.HashAll(state_); }));
+  std::vector<std::thread> producers;
+  producers.emplace_back(state_.Guarded([&] { s.ReadAll(state_); }));
+  if (p.md5) producers.emplace_back(state_.Guarded([&] { s.HashAll(state_); }));
+  std::vector<std::thread> senders;
   for (auto& sock : s.sockets) {
     DataSocket* raw = sock.get();
-    threads.emplace_back(state_.Guarded([&, raw] { s.SendAll(*raw, state_); }));
+    senders.emplace_back(state_.Guarded([&, raw] { s.SendAll(*raw, state_); }));
   }
-  for (auto& t : threads) t.join();
+  for (auto& t : senders) t.join();
+  // The sink has everything (or the transfer failed): no more repair passes.
+  s.repair_queue.Close();
+  s.send_queue.Abort();
+  for (auto& t : producers) t.join();
   if (auto e = state_.error()) throw *e;
 }
 

@@ -71,4 +71,6 @@ std::string FinalPath(const TargetPlan& plan, const FileEntry& entry) {
 
 std::string PartialPath(const std::string& final_path) { return final_path + ".braid-part"; }
 
+std::string JournalPath(const std::string& final_path) { return final_path + ".braid-journal"; }
+
 }  // namespace braid

@@ -36,5 +36,7 @@ std::string FinalPath(const TargetPlan& plan, const FileEntry& entry);
 
 /// The partial file beside a final path: never mistaken for a finished copy.
 std::string PartialPath(const std::string& final_path);
+/// The resume journal beside the partial file: "NAME.braid-journal".
+std::string JournalPath(const std::string& final_path);
 
 }  // namespace braid

@@ -6,8 +6,9 @@ void TransferState::Fail(const BraidError& error) {
   {
     std::lock_guard lock(mutex_);
     if (!error_) error_ = error;
+    failed_ = true;
   }
-  failed_ = true;
+  failed_cv_.notify_all();
   RunHooks();
 }
 
@@ -43,6 +44,11 @@ std::function<void()> TransferState::Guarded(std::function<void()> body) {
       Fail(BraidError(ErrorCode::kInternal, e.what()));
     }
   };
+}
+
+bool TransferState::FailsWithin(std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mutex_);
+  return failed_cv_.wait_for(lock, timeout, [this] { return failed_.load(); });
 }
 
 void TransferState::RunHooks() {

@@ -4,6 +4,7 @@
 /// just echoes of it, like a reset stream after a disk-full) are dropped.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -22,6 +23,9 @@ class TransferState {
   /// Ends the transfer without an error of its own (the agent said so).
   void Abort(const std::string& why);
   bool failed() const { return failed_.load(); }
+  /// True if the transfer fails within `timeout`: a stream that dies because
+  /// the whole transfer is failing should not be reported as a lost stream.
+  bool FailsWithin(std::chrono::milliseconds timeout) const;
   std::optional<BraidError> error() const;
 
   /// Called once on failure or abort: close queues, shut sockets down.
@@ -40,6 +44,7 @@ class TransferState {
   void RunHooks();
 
   mutable std::mutex mutex_;
+  mutable std::condition_variable failed_cv_;
   std::atomic<bool> failed_{false};
   std::optional<BraidError> error_;
   std::vector<std::function<void()>> hooks_;

@@ -162,6 +162,7 @@ class Server {
         cb.ready = [this](const SinkReady& r) { channel_.Send(r); };
         cb.file_done = [this](const FileDone& d) { channel_.Send(d); };
         cb.warn = [this](const std::string& w) { channel_.Send(Warning{w}); };
+        cb.kept = [this](const Kept& k) { channel_.Send(k); };
         sink_->Run(cb);
       });
     });

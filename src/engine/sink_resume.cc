@@ -1,0 +1,118 @@
+#include "engine/sink_resume.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "engine/resume_decision.h"
+#include "engine/target_plan.h"
+#include "transport/data_frame.h"
+
+namespace braid {
+namespace {
+
+TargetState Inspect(const SinkFile& f) {
+  TargetState t;
+  struct stat st {};
+  if (::lstat(f.final_path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    t.final_is_file = true;
+    t.final_size = static_cast<std::uint64_t>(st.st_size);
+    t.final_mtime_sec = st.st_mtim.tv_sec;
+    t.final_mtime_nsec = static_cast<std::uint32_t>(st.st_mtim.tv_nsec);
+  }
+  t.partial_exists = ::lstat(f.partial_path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  return t;
+}
+
+std::string Where(const std::string& host, const std::string& path) {
+  return host.empty() ? path : host + ":" + path;
+}
+
+/// Re-reads each journaled block and keeps those whose checksum still matches.
+RangeSet VerifyKept(int fd, const DecodedJournal& journal, bool verify,
+                    std::vector<JournalRecord>& good, std::uint32_t& failed) {
+  RangeSet kept;
+  std::vector<std::uint8_t> block;
+  for (const JournalRecord& r : journal.records) {
+    if (verify) {
+      block.resize(r.length);
+      ssize_t n = ::pread(fd, block.data(), r.length, static_cast<off_t>(r.offset));
+      if (n != static_cast<ssize_t>(r.length) || PayloadChecksum(block) != r.checksum) {
+        ++failed;
+        continue;
+      }
+    }
+    good.push_back(r);
+    kept.Add(r.offset, r.offset + r.length);
+  }
+  return kept;
+}
+
+}  // namespace
+
+ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpointer& checkpointer,
+                            const SinkOpen& open, const std::string& host,
+                            const std::function<void(const std::string&)>& warn) {
+  ResumeSummary summary;
+  if (files.plan().mode == TargetPlan::Mode::kStream) {
+    if (open.resume == ResumeMode::kRequire) {
+      throw BraidError(ErrorCode::kNothingToResume,
+                       "nothing to resume: " + Where(host, open.target) + " is not a file");
+    }
+    return summary;
+  }
+  for (const SinkFile& f : files.files()) {
+    if (f.entry.kind != FileKind::kRegular) continue;
+    std::uint32_t id = f.entry.id;
+    journals.SetPath(id, JournalPath(f.final_path));
+    std::string why;
+    std::optional<DecodedJournal> journal = journals.Load(id, &why);
+    if (!why.empty()) {
+      warn(Where(host, JournalPath(f.final_path)) + ": ignoring the resume journal (" + why + ")");
+    }
+    ResumeDecision d =
+        DecideResume(f.entry, Inspect(f), journal, open.resume, open.preserve, open.force);
+    if (!d.note.empty()) warn(Where(host, f.final_path) + ": " + d.note + "; starting it over");
+    if (d.discard) {
+      ::unlink(f.partial_path.c_str());
+      journals.Remove(id);
+    }
+    JournalHeader header{IdentityOf(f.entry), open.params.block_size};
+    switch (d.action) {
+      case ResumeAction::kSkip:
+        files.MarkInPlace(id);
+        summary.entries.push_back({id, true, {}});
+        ++summary.skipped_files;
+        break;
+      case ResumeAction::kResume: {
+        int fd = files.OpenPartialForResume(id);
+        std::vector<JournalRecord> good;
+        RangeSet kept = VerifyKept(fd, *journal, open.verify_kept, good, summary.failed_blocks);
+        // A fresh journal of the blocks that passed: compact, and no torn tail
+        // for this run's records to follow.
+        std::vector<std::uint8_t> bytes = EncodeJournalHeader(header);
+        std::vector<std::uint8_t> records = EncodeJournalRecords(header, good);
+        bytes.insert(bytes.end(), records.begin(), records.end());
+        journals.Rewrite(id, bytes);
+        checkpointer.Track(id, header, /*journal_exists=*/true, kept.covered());
+        summary.kept_bytes += kept.covered();
+        summary.entries.push_back({id, false, kept.Ranges()});
+        files.SetKept(id, std::move(kept));
+        ++summary.resumed_files;
+        break;
+      }
+      case ResumeAction::kCopy:
+        if (f.entry.size >= kResumeMinSize) checkpointer.Track(id, header, false, 0);
+        break;
+    }
+  }
+  if (open.resume == ResumeMode::kRequire && summary.entries.empty()) {
+    throw BraidError(ErrorCode::kNothingToResume,
+                     "nothing to resume at " + Where(host, open.target) +
+                         ": no partial copy with a journal and no completed file");
+  }
+  return summary;
+}
+
+}  // namespace braid
