@@ -46,6 +46,12 @@ struct Options {
   std::string config_file;         ///< -C: defaults file; empty = ~/.config/braid/config
   bool json = false;               ///< --json: one JSON report on stdout at the end
   std::string report_csv;          ///< --report-csv FILE: per-interval, per-stream rows
+
+  // Resume (docs/resume.md).
+  bool append = false;          ///< -a: resume, and fail if there is nothing to resume
+  bool no_resume = false;       ///< --no-resume: discard partial state and start over
+  bool verify_kept = true;      ///< --no-verify-kept clears it
+  bool remove_partial = false;  ///< --remove-partial: delete partial state on failure
 };
 
 }  // namespace braid

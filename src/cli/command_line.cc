@@ -140,6 +140,8 @@ struct RawArgs {
   std::string data_host;
   bool serve = false;
   bool version = false;
+  bool keep = false;
+  bool no_verify_kept = false;
   std::vector<std::string> paths;
 };
 
@@ -206,6 +208,15 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("--report-csv", options.report_csv,
                  "Write a CSV row per stream per interval (-P SEC, default 1 s) to FILE")
       ->type_name("FILE");
+  app.add_flag("-a,--append", options.append,
+               "Resume an earlier broken copy; fail if there is none (resuming is the default)");
+  app.add_flag("--no-resume", options.no_resume,
+               "Ignore what an earlier broken copy left and start over");
+  app.add_flag("--no-verify-kept", raw.no_verify_kept,
+               "On resume, trust kept blocks without re-reading them against the journal");
+  app.add_flag("-k,--keep", raw.keep, "Keep partial files on failure (the default; for bbcp)");
+  app.add_flag("--remove-partial", options.remove_partial,
+               "On failure, delete partial files and journals instead of keeping them");
   app.add_flag("--version", raw.version, "Print the version and exit");
 
   // Hidden: how the agent starts the far end of a transfer.
@@ -306,6 +317,9 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
     }
     options.compress_level = raw.compress;
   }
+  if (options.append && options.no_resume) Fail("-a/--append and --no-resume contradict");
+  if (raw.keep && options.remove_partial) Fail("-k/--keep and --remove-partial contradict");
+  if (raw.no_verify_kept) options.verify_kept = false;
   ApplyNetworkOptions(app, raw, options);
 }
 

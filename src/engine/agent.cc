@@ -100,6 +100,10 @@ class Agent {
         std::fprintf(stderr, "braid: warning: %s\n", warn->message.c_str());
         continue;
       }
+      if (auto* kept = std::get_if<Kept>(&*ev->message)) {
+        kept_ = *kept;
+        continue;
+      }
       return std::move(*ev);
     }
   }
@@ -146,9 +150,15 @@ class Agent {
       sink_open.listen_address = source_->is_remote() ? source_->local_address() : "127.0.0.1";
     }
     sink_open.params = params;
+    sink_open.resume = options_.no_resume ? ResumeMode::kOff
+                       : options_.append  ? ResumeMode::kRequire
+                                          : ResumeMode::kAuto;
+    sink_open.verify_kept = options_.verify_kept;
+    sink_open.keep_partial = !options_.remove_partial;
     sink_->Send(sink_open);
 
     SinkReady ready = WaitForReady();
+    ReportResume(ready);
     if (options_.verbose > 0) {
       std::fprintf(stderr, "braid: %zu files, %s; sink listening on %s port %u; %d streams\n",
                    files_, total_ ? FormatBytes(*total_).c_str() : "size unknown",
@@ -165,10 +175,13 @@ class Agent {
     start.addresses = ready.addresses;
     start.port = ready.port;
     start.params = params;
+    start.resume = std::move(ready.resume);
     source_->Send(start);
     if (report_) report_->Start(Elapsed());
 
-    progress_ = std::make_unique<ProgressDisplay>(options_.progress_interval, total_);
+    std::optional<std::uint64_t> to_send = total_;
+    if (to_send) *to_send -= std::min(*to_send, skipped_bytes_);
+    progress_ = std::make_unique<ProgressDisplay>(options_.progress_interval, to_send);
     bool sink_done = false;
     bool source_done = false;
     while (!sink_done || !source_done) {
@@ -206,6 +219,7 @@ class Agent {
       for (const auto& e : list->entries) {
         if (e.kind != FileKind::kRegular && e.kind != FileKind::kStream) continue;
         ++files_;
+        if (e.kind == FileKind::kRegular) sizes_[e.id] = e.size;
         if (e.size == kUnknownSize) {
           total.reset();
         } else if (total) {
@@ -216,6 +230,48 @@ class Agent {
       if (list->last) break;
     }
     total_ = total;
+  }
+
+  /// Says what an earlier run left that this one uses, and counts it.
+  void ReportResume(const SinkReady& ready) {
+    std::size_t complete = 0;
+    std::size_t partial = 0;
+    for (const ResumeEntry& r : ready.resume) {
+      if (r.complete) {
+        ++complete;
+        skipped_bytes_ += SizeOf(r.id);
+      } else {
+        ++partial;
+      }
+    }
+    skipped_bytes_ += ready.kept_bytes;
+    failed_blocks_ = ready.failed_blocks;
+    if (ready.resume.empty() && ready.failed_blocks == 0) return;
+    std::string what;
+    if (partial > 0) {
+      what = FormatBytes(ready.kept_bytes) + " kept in " + std::to_string(partial) +
+             " partial file" + (partial == 1 ? "" : "s");
+    }
+    if (complete > 0) {
+      if (!what.empty()) what += ", ";
+      what += std::to_string(complete) + " file" + (complete == 1 ? "" : "s") + " already complete";
+    }
+    if (ready.failed_blocks > 0) {
+      if (!what.empty()) what += "; ";
+      what += std::to_string(ready.failed_blocks) + " kept block" +
+              (ready.failed_blocks == 1 ? "" : "s") + " failed verification and will be sent again";
+    }
+    std::fprintf(stderr, "braid: resuming %s: %s\n", DestinationName().c_str(), what.c_str());
+  }
+
+  std::uint64_t SizeOf(std::uint32_t id) const {
+    auto it = sizes_.find(id);
+    return it == sizes_.end() ? 0 : it->second;
+  }
+
+  std::string DestinationName() const {
+    return sink_->is_remote() ? sink_->label() + ":" + options_.destination.path
+                              : options_.destination.path;
   }
 
   SinkReady WaitForReady() {
@@ -235,6 +291,7 @@ class Agent {
            std::chrono::steady_clock::now() < deadline) {
       std::optional<AgentEvent> ev = events_.PopFor(kTick);
       if (!ev || !ev->message) continue;
+      if (auto* kept = std::get_if<Kept>(&*ev->message)) kept_ = *kept;
       if (auto* err = std::get_if<ErrorMessage>(&*ev->message); err && !IsEcho(err->code)) {
         error = BraidError(err->code, err->message);
       }
@@ -242,17 +299,44 @@ class Agent {
     std::string reason = error.what();
     if (source_) source_->Close(reason);
     if (sink_) sink_->Close(reason);
+    // A sink stopped by the Abort above reports what it kept as it goes.
+    while (std::optional<AgentEvent> ev = events_.PopFor(std::chrono::milliseconds(0))) {
+      if (!ev->message) continue;
+      if (auto* kept = std::get_if<Kept>(&*ev->message)) kept_ = *kept;
+    }
     std::fprintf(stderr, "braid: %s\n", error.what());
+    ReportKept();
     if (report_) {
       report_->Finish(Elapsed(), bytes_);
       ReportEnd end;
       end.bytes = bytes_;
       end.files = done_files_.size();
       end.streams_used = streams_;
+      end.bytes_skipped = skipped_bytes_;
+      end.blocks_resent = failed_blocks_;
+      end.bytes_kept = kept_ ? kept_->bytes : 0;
       end.error = error.what();
       report_->PrintJson(end);
     }
     return ExitCodeFor(error.code());
+  }
+
+  /// The last word after a failure: what a re-run will not have to send again.
+  void ReportKept() {
+    if (!sink_ || options_.destination.is_stdio()) return;
+    if (kept_ && kept_->partial_files > 0) {
+      std::fprintf(stderr,
+                   "braid: kept %s in %u partial file%s at %s; run the same command again to "
+                   "resume\n",
+                   FormatBytes(kept_->bytes).c_str(), kept_->partial_files,
+                   kept_->partial_files == 1 ? "" : "s", DestinationName().c_str());
+    } else if (!kept_ && bytes_ > 0 && !options_.remove_partial) {
+      // The sink went away without a word: what it journaled before is still there.
+      std::fprintf(stderr,
+                   "braid: partial files at %s keep what was journaled before the failure; run "
+                   "the same command again to resume\n",
+                   DestinationName().c_str());
+    }
   }
 
   void Report() {
@@ -268,10 +352,16 @@ class Agent {
       double secs = Elapsed();
       std::string wire;
       if (options_.compress_level > 0) wire = ", " + FormatBytes(wire_bytes_) + " on the wire";
-      std::fprintf(stderr, "braid: copied %s in %zu files in %.2f s (%s) over %u streams%s%s\n",
+      std::string resumed;
+      if (skipped_bytes_ > 0) resumed = ", " + FormatBytes(skipped_bytes_) + " skipped by resume";
+      if (failed_blocks_ > 0) {
+        resumed += ", " + std::to_string(failed_blocks_) + " kept block" +
+                   (failed_blocks_ == 1 ? "" : "s") + " re-sent after failed verification";
+      }
+      std::fprintf(stderr, "braid: copied %s in %zu files in %.2f s (%s) over %u streams%s%s%s\n",
                    FormatBytes(bytes_).c_str(), files_, secs,
                    FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(), streams_,
-                   wire.c_str(), options_.md5 ? ", MD5 verified" : "");
+                   wire.c_str(), resumed.c_str(), options_.md5 ? ", MD5 verified" : "");
     }
     if (report_) {
       ReportEnd end;
@@ -280,6 +370,8 @@ class Agent {
       end.streams_used = streams_;
       end.md5_verified = options_.md5;
       for (const auto& d : done_files_) end.md5_verified = end.md5_verified && d.has_md5;
+      end.bytes_skipped = skipped_bytes_;
+      end.blocks_resent = failed_blocks_;
       report_->PrintJson(end);
     }
   }
@@ -297,6 +389,10 @@ class Agent {
   std::uint64_t wire_bytes_ = 0;
   std::uint16_t streams_ = 0;
   std::vector<FileDone> done_files_;
+  std::map<std::uint32_t, std::uint64_t> sizes_;  ///< regular files' sizes by id
+  std::uint64_t skipped_bytes_ = 0;               ///< not sent because an earlier run has them
+  std::uint32_t failed_blocks_ = 0;
+  std::optional<Kept> kept_;  ///< what the sink kept after a failure
 };
 
 }  // namespace

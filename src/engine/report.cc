@@ -243,7 +243,11 @@ std::string FormatJsonReport(const ReportHeader& h, const std::vector<ReportInte
          ", \"bits_per_second\": " + JsonNumber(8 * Rate(e.bytes, e.seconds), 3) +
          ", \"files\": " + std::to_string(e.files) +
          ", \"streams_used\": " + std::to_string(e.streams_used) +
-         ", \"md5_verified\": " + Bool(e.md5_verified) + ",\n    \"streams\": [";
+         ", \"md5_verified\": " + Bool(e.md5_verified) +
+         ", \"bytes_skipped\": " + std::to_string(e.bytes_skipped) +
+         ", \"blocks_resent\": " + std::to_string(e.blocks_resent) +
+         (e.error.empty() ? "" : ", \"bytes_kept\": " + std::to_string(e.bytes_kept)) +
+         ",\n    \"streams\": [";
   for (std::size_t i = 0; i < e.streams.size(); ++i) {
     const StreamTotals& s = e.streams[i];
     out += (i == 0 ? "" : ", ");

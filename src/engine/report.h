@@ -106,6 +106,9 @@ struct ReportEnd {
   std::uint64_t files = 0;
   std::uint16_t streams_used = 0;
   bool md5_verified = false;
+  std::uint64_t bytes_skipped = 0;  ///< not sent: an earlier run left them at the sink
+  std::uint32_t blocks_resent = 0;  ///< kept blocks that failed verification
+  std::uint64_t bytes_kept = 0;     ///< on failure: what a re-run will not send again
   std::vector<StreamTotals> streams;
   std::string error;  ///< why the copy failed; empty on success (then no "error" key)
 };
