@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "support/process_runner.h"
+#include "support/scoped_tmpfs.h"
 #include "support/sshd_fixture.h"
 #include "support/test_files.h"
 
@@ -178,22 +179,7 @@ TEST_F(ErrorTest, TargetDirectoryMissingExit8) {
 }
 
 /// A small file system mounted for one test and unmounted after it.
-class ScopedTmpfs {
- public:
-  ScopedTmpfs(const std::string& path, const std::string& options) : path_(path) {
-    std::filesystem::create_directories(path);
-    ok_ = ::mount("tmpfs", path.c_str(), "tmpfs", 0, options.c_str()) == 0;
-  }
-  ~ScopedTmpfs() {
-    if (ok_) ::umount2(path_.c_str(), MNT_DETACH);
-  }
-  bool ok() const { return ok_; }
-  void MakeReadOnly() { ::mount(nullptr, path_.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr); }
-
- private:
-  std::string path_;
-  bool ok_ = false;
-};
+using testing::ScopedTmpfs;
 
 TEST_F(ErrorTest, TargetNotWritableExit8) {
   if (!IsRoot()) GTEST_SKIP() << "needs root to mount a read-only file system";
