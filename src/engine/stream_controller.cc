@@ -1,0 +1,447 @@
+#include "engine/stream_controller.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <deque>
+#include <utility>
+
+namespace braid {
+namespace {
+
+constexpr int kSlots = static_cast<int>(kMaxStreamSamples);
+/// Time constants of the smoothed RTT and rate: a few of the caller's periods.
+constexpr double kRttTau = 0.5;
+constexpr double kRateTau = 1.0;
+/// Upper bounds on settle and measure times, so one absurd RTT sample cannot stall the search.
+constexpr double kMaxSettle = 10;
+constexpr double kMaxMeasure = 20;
+
+/// The step of a re-probe or of a careful climb: a quarter, at least one stream.
+int StepOf(int n) { return std::max(1, n / 4); }
+
+/// r / base - 1, finite for any input: from (almost) nothing, any rate counts as +1000%.
+double Gain(double r, double base) {
+  if (!(base > 1.0)) return r > 1.0 ? 10.0 : 0.0;
+  const double g = r / base - 1;
+  return std::isfinite(g) ? g : 0.0;
+}
+
+std::string Percent(double fraction) {
+  const long p = std::lround(fraction * 100);
+  return (p >= 0 ? "+" : "") + std::to_string(p) + "%";
+}
+std::string Ms(double us) { return std::to_string(std::lround(us / 1000)) + " ms"; }
+std::string Mbit(double bytes_per_s) {
+  return std::to_string(std::lround(bytes_per_s * 8 / 1e6)) + " Mbit/s";
+}
+std::string Arrow(int from, int to) { return std::to_string(from) + "->" + std::to_string(to); }
+
+/// Minimum over a sliding time window, kept in a few buckets so memory stays bounded.
+class WindowedMin {
+ public:
+  void Add(double t, double v, double window) {
+    const double width = window / 8;
+    if (buckets_.empty() || t >= buckets_.back().first + width) {
+      buckets_.emplace_back(t, v);
+    } else {
+      buckets_.back().second = std::min(buckets_.back().second, v);
+    }
+    while (buckets_.size() > 1 && buckets_.front().first + width < t - window) {
+      buckets_.pop_front();
+    }
+  }
+  /// 0 when nothing was seen.
+  double Get() const {
+    double m = 0;
+    for (const auto& [t, v] : buckets_) m = (m == 0) ? v : std::min(m, v);
+    return m;
+  }
+
+ private:
+  std::deque<std::pair<double, double>> buckets_;  ///< (start time, minimum)
+};
+
+/// What one call's samples say, against the previous call's.
+struct Interval {
+  double bytes = 0;     ///< payload sent by all streams since the last call
+  double rtt_us = 0;    ///< byte-weighted RTT of the streams that moved data; 0 = none did
+  double floor_us = 0;  ///< lowest min_rtt / rtt seen in the samples; 0 = none
+};
+
+enum class Phase { kBaseline, kProbeUp, kProbeDown, kHold };
+
+}  // namespace
+
+struct StreamController::Impl {
+  StreamControllerConfig::Tuning t;
+  int min = 1;
+  int max = kSlots;
+  bool polite = false;
+
+  // Inputs as of the previous call.
+  bool started = false;
+  Clock::time_point last{};
+  std::array<std::uint64_t, kSlots> prev_bytes{};
+  std::array<bool, kSlots> have_prev{};
+  double clock_s = 0;    ///< sum of the intervals taken as valid
+  double rate_ewma = 0;  ///< bytes/s, smoothed over ~1 s
+  double srtt_us = 0;    ///< smoothed over ~0.5 s
+  WindowedMin floor_us;  ///< the path's RTT without our queue
+
+  // The search.
+  Phase phase = Phase::kBaseline;
+  int current = 1;          ///< the decision
+  int ceiling = kSlots;     ///< most streams the engine has been seen to run
+  int base = 1;             ///< the last count judged worth it
+  double base_rate = 0;     ///< its throughput, bytes/s
+  double ref_rate = 0;      ///< the rate a series of down-probes started from
+  int hi = 0;               ///< smallest count above `base` that did not pay; 0 = none yet
+  double since_change = 0;  ///< time at the current count
+  double window_s = 0;      ///< measuring: time and bytes so far, fewest active streams
+  double window_bytes = 0;
+  int window_active = kSlots;
+  int held = 0;          ///< count of the last hold
+  double hold_s = 0;     ///< time in the current hold
+  double hold_len = 0;   ///< how long this hold lasts
+  double hold_ref = 0;   ///< throughput when the hold began; 0 = not measured yet
+  bool next_up = false;  ///< direction of the next re-probe
+
+  // Polite mode.
+  double inflated_s = 0;  ///< how long the RTT has been above the threshold, or
+  double normal_s = 0;    ///< below it
+  double cooldown_s = 0;  ///< no polite action until the last one has taken effect
+  double pace = 0;        ///< bytes/s; 0 = none
+  double unpaced = 0;     ///< the rate at the minimum count before pacing began
+
+  std::string reason;
+  bool news = false;
+
+  explicit Impl(const StreamControllerConfig& c)
+      : t(c.tuning),
+        min(std::clamp(c.min_streams, 1, kSlots)),
+        max(std::clamp(c.max_streams, min, kSlots)),
+        polite(c.polite) {
+    current = std::clamp(t.start_streams, min, max);
+    base = current;
+    ceiling = max;
+    hold_len = t.hold_min_s;
+    reason = min == max ? "fixed at " + std::to_string(min)
+                        : "start at " + std::to_string(current) + " (auto " + std::to_string(min) +
+                              "-" + std::to_string(max) + ")";
+  }
+
+  StreamDecision Decision() const {
+    StreamDecision d;
+    d.streams = current;
+    d.pace_Bps = pace > 0 ? static_cast<std::uint64_t>(pace) : 0;
+    d.news = news;
+    d.reason = reason;
+    return d;
+  }
+
+  void Say(std::string text) {
+    reason = std::move(text);
+    news = true;
+  }
+
+  double SrttS() const { return srtt_us / 1e6; }
+  /// After a change: long enough for new streams to leave slow start and parked ones to drain.
+  double Settle() const {
+    return std::min(kMaxSettle, std::max(t.settle_s, t.settle_rtts * SrttS()));
+  }
+  /// Long enough to average out a few sawteeth of every stream.
+  double Measure() const {
+    return std::min(kMaxMeasure, std::max(t.measure_s, t.measure_rtts * SrttS()));
+  }
+  int MaxNow() const { return std::min(max, ceiling); }
+  /// An increase from `from` to `to` must raise throughput by this fraction to count.
+  double Need(int from, int to) const {
+    return std::max(t.step_gain, t.doubling_gain * (to - from) / std::max(1, from));
+  }
+
+  void ResetWindow() {
+    window_s = 0;
+    window_bytes = 0;
+    window_active = kSlots;
+  }
+  void SetCount(int n) {
+    n = std::clamp(n, min, max);
+    if (n != current) since_change = 0;
+    current = n;
+    ResetWindow();
+  }
+
+  /// Byte deltas per stream index; a stream that is new, gone or restarted counts 0 this once.
+  Interval Absorb(std::span<const StreamSample> samples) {
+    Interval iv;
+    std::array<bool, kSlots> seen{};
+    double rtt_weight = 0;
+    for (const StreamSample& s : samples) {
+      if (s.index >= kSlots || seen[s.index]) continue;
+      seen[s.index] = true;
+      const std::uint64_t delta =
+          have_prev[s.index] && s.bytes >= prev_bytes[s.index] ? s.bytes - prev_bytes[s.index] : 0;
+      prev_bytes[s.index] = s.bytes;
+      have_prev[s.index] = true;
+      iv.bytes += static_cast<double>(delta);
+      // An idle stream's RTT is stale: only streams that moved data say how the path is now.
+      if (delta > 0 && s.rtt_us > 0) {
+        iv.rtt_us += static_cast<double>(s.rtt_us) * static_cast<double>(delta);
+        rtt_weight += static_cast<double>(delta);
+        if (iv.floor_us == 0 || s.rtt_us < iv.floor_us) iv.floor_us = s.rtt_us;
+      }
+      if (s.min_rtt_us > 0 && (iv.floor_us == 0 || s.min_rtt_us < iv.floor_us)) {
+        iv.floor_us = s.min_rtt_us;
+      }
+    }
+    for (int i = 0; i < kSlots; ++i) {
+      if (!seen[static_cast<std::size_t>(i)]) have_prev[static_cast<std::size_t>(i)] = false;
+    }
+    iv.rtt_us = rtt_weight > 0 ? iv.rtt_us / rtt_weight : 0;
+    return iv;
+  }
+
+  void Observe(double dt, const Interval& iv, int active) {
+    clock_s += dt;
+    const double rate = iv.bytes / dt;
+    const double rate_a = 1 - std::exp(-dt / kRateTau);
+    rate_ewma = rate_ewma > 0 ? rate_ewma + rate_a * (rate - rate_ewma) : rate;
+    if (iv.rtt_us > 0) {
+      const double a = 1 - std::exp(-dt / kRttTau);
+      srtt_us = srtt_us > 0 ? srtt_us + a * (iv.rtt_us - srtt_us) : iv.rtt_us;
+    }
+    if (iv.floor_us > 0) floor_us.Add(clock_s, iv.floor_us, t.floor_window_s);
+
+    // Nothing connected yet (or everything parked): no evidence either way.
+    if (active <= 0) return;
+    since_change += dt;
+    if (phase == Phase::kHold) hold_s += dt;
+    if (polite && Polite(dt)) return;
+    if (since_change < Settle()) return;
+    window_s += dt;
+    window_bytes += iv.bytes;
+    window_active = std::min(window_active, active);
+    if (window_s < Measure()) return;
+    const double r = window_bytes / window_s;
+    const int honored = std::min(current, window_active);
+    ResetWindow();
+    Judge(r, honored);
+  }
+
+  void Judge(double r, int honored) {
+    if (min == max) return;  // nothing to decide
+    switch (phase) {
+      case Phase::kBaseline:
+        base = current;
+        base_rate = r;
+        hi = 0;
+        Say("baseline " + std::to_string(current) + ": " + Mbit(r));
+        if (current < MaxNow()) {
+          StartUp(std::min(2 * current, MaxNow()));
+        } else {
+          EnterHold(current, r);
+        }
+        return;
+      case Phase::kProbeUp:
+        return JudgeUp(r, honored);
+      case Phase::kProbeDown:
+        return JudgeDown(r);
+      case Phase::kHold:
+        return JudgeHold(r);
+    }
+  }
+
+  void StartUp(int target) {
+    phase = Phase::kProbeUp;
+    SetCount(target);
+  }
+  void StartDown(int target) {
+    phase = Phase::kProbeDown;
+    SetCount(target);
+  }
+  /// A hold that ends at the count it started from doubles; any other starts short.
+  /// `rate` is what this count was last measured to give (0 = not known), so that a path
+  /// that changed while a probe was out shows up in the hold's first window.
+  void EnterHold(int n, double rate) {
+    SetCount(n);
+    phase = Phase::kHold;
+    hold_len = (current == held) ? std::min(t.hold_max_s, 2 * hold_len) : t.hold_min_s;
+    held = current;
+    hold_s = 0;
+    hold_ref = rate;
+    hi = 0;
+  }
+
+  void JudgeUp(double r, int honored) {
+    const int from = base;
+    int to = current;
+    if (honored < to) {
+      // The engine could not run them all: judge what it ran, and ask no higher for now.
+      ceiling = std::max(min, honored);
+      if (honored <= from) {
+        Say("probe " + Arrow(from, to) + ": only " + std::to_string(honored) +
+            " streams run, hold at " + std::to_string(from));
+        return EnterHold(from, base_rate);
+      }
+      to = honored;
+    }
+    const double gain = Gain(r, base_rate);
+    const double need = Need(from, to);
+    if (gain >= need) {
+      // How close to linear the step scaled: near it, keep doubling; well short, go carefully.
+      const double efficiency = gain * from / (to - from);
+      base = to;
+      base_rate = r;
+      Say("probe " + Arrow(from, to) + ": " + Percent(gain) + " throughput");
+      int next = efficiency >= 0.5 ? 2 * to : to + StepOf(to);
+      if (hi > 0) next = hi - to > StepOf(to) ? to + (hi - to) / 2 : to;
+      next = std::min(next, MaxNow());
+      if (next <= to) return EnterHold(to, r);
+      return StartUp(next);
+    }
+    hi = hi > 0 ? std::min(hi, to) : to;
+    if (hi - from > StepOf(from)) {
+      const int mid = from + (hi - from) / 2;
+      Say("probe " + Arrow(from, to) + ": " + Percent(gain) + " < " + Percent(need) + ", try " +
+          std::to_string(mid));
+      return StartUp(mid);
+    }
+    Say("hold at " + std::to_string(from) + ": " + std::to_string(to) + " gave " + Percent(gain));
+    EnterHold(from, base_rate);
+  }
+
+  void JudgeDown(double r) {
+    const int from = base;
+    const int to = current;
+    const double change = Gain(r, ref_rate);
+    if (-change <= t.drop_tolerance) {
+      base = to;
+      base_rate = r;
+      Say("probe " + Arrow(from, to) + ": " + Percent(change) + " throughput, fewer suffice");
+      if (to > min) return StartDown(std::max(min, to - StepOf(to)));
+      return EnterHold(to, r);
+    }
+    Say("hold at " + std::to_string(from) + ": " + std::to_string(to) + " gave " + Percent(change));
+    EnterHold(from, base_rate);
+  }
+
+  void JudgeHold(double r) {
+    base = current;
+    base_rate = r;
+    if (hold_ref <= 0) {
+      hold_ref = r;
+      return;
+    }
+    const double swing = Gain(r, hold_ref);
+    if (std::fabs(swing) > t.change_alarm) {
+      Say("throughput at " + std::to_string(current) + " " + Percent(swing) + ", re-probe");
+      return ReProbe(swing < 0);
+    }
+    if (hold_s >= hold_len) ReProbe(next_up);
+  }
+
+  /// One step up or down from the held count; alternates so both directions get tested.
+  void ReProbe(bool up_first) {
+    ceiling = max;  // the engine may have connected more streams since
+    hi = 0;
+    const bool can_up = current < max;
+    const bool can_down = current > min;
+    if (!can_up && !can_down) {
+      hold_s = 0;
+      return;
+    }
+    const bool up = can_up && (up_first || !can_down);
+    next_up = !up;
+    if (up) return StartUp(std::min(max, current + StepOf(current)));
+    ref_rate = base_rate;
+    StartDown(std::max(min, current - StepOf(current)));
+  }
+
+  /// Polite mode: yields while the RTT shows a queue. True when it acted, or while pacing
+  /// (no probing then: the count is already at its minimum).
+  bool Polite(double dt) {
+    const double floor = floor_us.Get();
+    if (floor <= 0 || srtt_us <= 0) return pace > 0;
+    const double queue_us = srtt_us - floor;
+    const double threshold_us =
+        std::max(t.min_queue_ms * 1000, std::min(floor * (t.rtt_ratio - 1), t.max_queue_ms * 1000));
+    const bool inflated = queue_us > threshold_us;
+    inflated_s = inflated ? inflated_s + dt : 0;
+    normal_s = inflated ? 0 : normal_s + dt;
+    cooldown_s = std::max(0.0, cooldown_s - dt);
+    if (cooldown_s > 0) return pace > 0;
+
+    const std::string rtt = "rtt " + Ms(srtt_us) + ", floor " + Ms(floor);
+    if (inflated && inflated_s >= t.rtt_sustain_s) {
+      inflated_s = 0;
+      // Give the queue time to drain before judging again.
+      cooldown_s = Settle() + t.rtt_sustain_s;
+      if (current > min) {
+        // A probe that raised the RTT goes back to where it came from; otherwise halve.
+        const bool probing = phase == Phase::kProbeUp && base < current;
+        const int to = probing ? base : std::max(min, current / 2);
+        Say("polite: " + rtt + ", " + Arrow(current, to));
+        EnterHold(to, probing ? base_rate : 0);
+        next_up = !probing;
+        return true;
+      }
+      if (pace <= 0) unpaced = rate_ewma;
+      const double cut = std::max(unpaced * t.pace_floor, (pace > 0 ? pace : unpaced) * t.pace_cut);
+      if (cut < pace || pace <= 0) {
+        pace = cut;
+        Say("polite: " + rtt + ", at " + std::to_string(current) + ", pace " + Mbit(pace));
+      }
+      return true;
+    }
+    if (!inflated && pace > 0 && normal_s >= t.rtt_sustain_s) {
+      normal_s = 0;
+      pace *= t.pace_raise;
+      if (pace < unpaced) {
+        Say("polite: " + rtt + ", pace " + Mbit(pace));
+        return true;
+      }
+      pace = 0;
+      Say("polite: " + rtt + ", pacing off");
+      // Measure the unpaced rate afresh, then climb as at the start.
+      phase = Phase::kBaseline;
+      SetCount(current);
+      since_change = 0;
+      return true;
+    }
+    return pace > 0;
+  }
+};
+
+StreamController::StreamController(const StreamControllerConfig& config)
+    : impl_(std::make_unique<Impl>(config)) {}
+
+StreamController::~StreamController() = default;
+
+StreamDecision StreamController::Update(Clock::time_point now,
+                                        std::span<const StreamSample> samples, int active) {
+  Impl& s = *impl_;
+  s.news = false;
+  const Interval iv = s.Absorb(samples);
+  if (!s.started) {
+    s.started = true;
+    s.last = now;
+    s.news = true;
+    return s.Decision();
+  }
+  const double dt = std::chrono::duration<double>(now - s.last).count();
+  s.last = now;
+  // A step back or a long silence (suspend, a stalled caller): the byte deltas cannot be
+  // turned into a rate, so skip this interval; Absorb has already re-based the counts.
+  if (!(dt > 0) || dt > s.t.max_gap_s) return s.Decision();
+  s.Observe(dt, iv, std::clamp(active, 0, kSlots));
+  return s.Decision();
+}
+
+StreamDecision StreamController::Current() const {
+  StreamDecision d = impl_->Decision();
+  d.news = false;
+  return d;
+}
+
+}  // namespace braid
