@@ -22,7 +22,9 @@ std::optional<BlockStep> BlockScheduler::Next() {
   while (file_ < files_.size()) {
     const FileEntry& f = files_[file_];
     auto resumed = resume_.find(f.id);
-    const ResumeEntry* r = resumed == resume_.end() ? nullptr : resumed->second;
+    // Only a regular file can resume: a stream is read in order, once.
+    const ResumeEntry* r =
+        resumed == resume_.end() || f.kind != FileKind::kRegular ? nullptr : resumed->second;
     if (f.kind == FileKind::kDirectory || f.kind == FileKind::kSymlink || (r && r->complete)) {
       ++file_;
       continue;

@@ -5,15 +5,15 @@
 namespace braid {
 
 void Checkpointer::Track(std::uint32_t file, const JournalHeader& header, bool journal_exists,
-                         std::uint64_t kept_bytes) {
+                         RangeSet kept) {
   std::lock_guard lock(mutex_);
-  files_[file] = Tracked{header, journal_exists, {}, journal_exists ? kept_bytes : 0};
+  files_[file] = Tracked{header, journal_exists, {}, journal_exists ? std::move(kept) : RangeSet()};
 }
 
 std::uint64_t Checkpointer::journaled_bytes(std::uint32_t file) const {
   std::lock_guard lock(mutex_);
   auto it = files_.find(file);
-  return it == files_.end() ? 0 : it->second.journaled_bytes;
+  return it == files_.end() ? 0 : it->second.journaled.covered();
 }
 
 bool Checkpointer::has_journal(std::uint32_t file) const {
@@ -51,7 +51,7 @@ std::size_t Checkpointer::Run() {
     std::lock_guard lock(mutex_);
     for (auto& [id, t] : files_) {
       if (t.pending.empty()) continue;
-      batch.emplace_back(id, Tracked{t.header, t.journal_exists, std::move(t.pending), 0});
+      batch.emplace_back(id, Tracked{t.header, t.journal_exists, std::move(t.pending), {}});
       t.pending.clear();
     }
   }
@@ -83,7 +83,7 @@ std::size_t Checkpointer::Run() {
     auto it = files_.find(id);
     if (it == files_.end()) continue;
     it->second.journal_exists = true;
-    for (const JournalRecord& r : t.pending) it->second.journaled_bytes += r.length;
+    for (const JournalRecord& r : t.pending) it->second.journaled.Add(r.offset, r.offset + r.length);
   }
   return journaled;
 }

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/range_set.h"
 #include "engine/resume_journal.h"
 
 namespace braid {
@@ -21,7 +22,8 @@ class CheckpointIo {
   /// Makes every byte written so far to the partial file durable (fdatasync).
   virtual void SyncData(std::uint32_t file) = 0;
   /// Appends to the file's journal, creating it (the bytes then start with the
-  /// header) when `create`.
+  /// header) when `create`. An append that fails must leave nothing behind, so
+  /// the next one follows the last good record.
   virtual void AppendJournal(std::uint32_t file, bool create,
                              std::span<const std::uint8_t> bytes) = 0;
 };
@@ -33,10 +35,10 @@ class Checkpointer {
   Checkpointer& operator=(const Checkpointer&) = delete;
 
   /// Journals this file from now on. `journal_exists`: a journal with this
-  /// header is already on disk (a resumed file) and records `kept_bytes`, so
+  /// header is already on disk (a resumed file) and vouches for `kept`, so
   /// records are appended to it.
   void Track(std::uint32_t file, const JournalHeader& header, bool journal_exists,
-             std::uint64_t kept_bytes);
+             RangeSet kept);
   /// A block was written (not yet synced). Ignored for untracked files.
   void Written(std::uint32_t file, const JournalRecord& record);
   /// Stops journaling a file (it was committed, or is being discarded).
@@ -56,7 +58,7 @@ class Checkpointer {
     JournalHeader header;
     bool journal_exists = false;
     std::vector<JournalRecord> pending;
-    std::uint64_t journaled_bytes = 0;
+    RangeSet journaled;  ///< what the journal vouches for; a block journaled twice counts once
   };
   CheckpointIo& io_;
   mutable std::mutex mutex_;

@@ -55,6 +55,7 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
                             const SinkOpen& open, const std::string& host,
                             const std::function<void(const std::string&)>& warn) {
   ResumeSummary summary;
+  std::size_t ranges_total = 0;
   if (files.plan().mode == TargetPlan::Mode::kStream) {
     if (open.resume == ResumeMode::kRequire) {
       throw BraidError(ErrorCode::kNothingToResume,
@@ -89,13 +90,20 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
         int fd = files.OpenPartialForResume(id);
         std::vector<JournalRecord> good;
         RangeSet kept = VerifyKept(fd, *journal, open.verify_kept, good, summary.failed_blocks);
+        // Past the protocol's limit, a file is resumed as if nothing were
+        // kept: that costs bandwidth, never correctness.
+        if (ranges_total + kept.pieces() > kMaxKeptRanges) {
+          kept = RangeSet();
+          good.clear();
+        }
+        ranges_total += kept.pieces();
         // A fresh journal of the blocks that passed: compact, and no torn tail
         // for this run's records to follow.
         std::vector<std::uint8_t> bytes = EncodeJournalHeader(header);
         std::vector<std::uint8_t> records = EncodeJournalRecords(header, good);
         bytes.insert(bytes.end(), records.begin(), records.end());
         journals.Rewrite(id, bytes);
-        checkpointer.Track(id, header, /*journal_exists=*/true, kept.covered());
+        checkpointer.Track(id, header, /*journal_exists=*/true, kept);
         summary.kept_bytes += kept.covered();
         summary.entries.push_back({id, false, kept.Ranges()});
         files.SetKept(id, std::move(kept));
@@ -103,7 +111,7 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
         break;
       }
       case ResumeAction::kCopy:
-        if (f.entry.size >= kResumeMinSize) checkpointer.Track(id, header, false, 0);
+        if (f.entry.size >= kResumeMinSize) checkpointer.Track(id, header, false, {});
         break;
     }
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "braid/file_entry.h"
+#include "proto/control_message.h"
 
 namespace braid {
 namespace {
@@ -26,7 +27,10 @@ struct Step {
 };
 
 std::ostream& operator<<(std::ostream& os, const Step& s) {
-  return os << (s.kind == Kind::kBlock ? "Block" : "FileEnd") << "(id=" << s.file_id
+  return os << (s.kind == Kind::kBlock      ? "Block"
+                : s.kind == Kind::kHashOnly ? "HashOnly"
+                                            : "FileEnd")
+            << "(id=" << s.file_id
             << ", offset=" << s.offset << ", length=" << s.length << ")";
 }
 
@@ -254,6 +258,204 @@ TEST(BlockSchedulerTest, FullDeliveryOfKnownSizeChangesNothing) {
   auto end = s.Next();
   ASSERT_TRUE(end.has_value());
   EXPECT_EQ(ToStep(*end), End(0, kBlock + 1));
+}
+
+// ---------------------------------------------------------------- resume
+
+Step H(std::uint32_t id, std::uint64_t offset, std::uint32_t length) {
+  return {Kind::kHashOnly, id, offset, length};
+}
+
+ResumeEntry Kept(std::uint32_t id, std::vector<ByteRange> ranges) { return {id, false, ranges}; }
+ResumeEntry Complete(std::uint32_t id) { return {id, true, {}}; }
+
+/// Every step of a resumed transfer. `resume` must outlive the scheduler, as
+/// the source's SourceStart does.
+std::vector<Step> ResumeSteps(const std::vector<FileEntry>& files,
+                              const std::vector<ResumeEntry>& resume, bool hash_kept,
+                              std::uint32_t block = kBlock) {
+  BlockScheduler s(files, block, resume, hash_kept);
+  std::vector<Step> out;
+  while (auto step = s.Next()) {
+    out.push_back(ToStep(*step));
+    if (out.size() > 100000) {
+      ADD_FAILURE() << "scheduler does not end";
+      break;
+    }
+  }
+  EXPECT_FALSE(s.Next().has_value());
+  return out;
+}
+
+TEST(BlockSchedulerTest, NoResumeEntriesChangeNothing) {
+  std::vector<FileEntry> files = {File(0, 2 * kBlock + 5), File(1, 0), File(2, kBlock)};
+  std::vector<ResumeEntry> none;
+  EXPECT_EQ(ResumeSteps(files, none, false), AllSteps(files));
+  EXPECT_EQ(ResumeSteps(files, none, true), AllSteps(files));
+}
+
+TEST(BlockSchedulerTest, KeptBlocksAreSkipped) {
+  std::vector<FileEntry> files = {File(0, 4 * kBlock)};
+  std::vector<ResumeEntry> resume = {Kept(0, {{0, 2 * kBlock}})};
+  EXPECT_EQ(ResumeSteps(files, resume, false),
+            (std::vector<Step>{B(0, 2 * kBlock, kBlock), B(0, 3 * kBlock, kBlock),
+                               End(0, 4 * kBlock)}));
+}
+
+TEST(BlockSchedulerTest, KeptBlocksAreHashedOnlyForTheMd5) {
+  std::vector<FileEntry> files = {File(0, 4 * kBlock)};
+  std::vector<ResumeEntry> resume = {Kept(0, {{0, 2 * kBlock}})};
+  EXPECT_EQ(ResumeSteps(files, resume, true),
+            (std::vector<Step>{H(0, 0, kBlock), H(0, kBlock, kBlock), B(0, 2 * kBlock, kBlock),
+                               B(0, 3 * kBlock, kBlock), End(0, 4 * kBlock)}));
+}
+
+TEST(BlockSchedulerTest, FullyKeptFileStillEnds) {
+  // Every byte kept, but not marked complete: the sink still needs the end
+  // frame to finish the file.
+  std::vector<FileEntry> files = {File(0, 2 * kBlock + 9)};
+  std::vector<ResumeEntry> resume = {Kept(0, {{0, 2 * kBlock + 9}})};
+  EXPECT_EQ(ResumeSteps(files, resume, false), (std::vector<Step>{End(0, 2 * kBlock + 9)}));
+  EXPECT_EQ(ResumeSteps(files, resume, true),
+            (std::vector<Step>{H(0, 0, kBlock), H(0, kBlock, kBlock), H(0, 2 * kBlock, 9),
+                               End(0, 2 * kBlock + 9)}));
+}
+
+TEST(BlockSchedulerTest, CompleteFilesProduceNoStepsAtAll) {
+  std::vector<FileEntry> files = {File(0, 3 * kBlock), File(1, kBlock + 1), File(2, 0)};
+  std::vector<ResumeEntry> resume = {Complete(0), Complete(2)};
+  const std::vector<Step> want = {B(1, 0, kBlock), B(1, kBlock, 1), End(1, kBlock + 1)};
+  EXPECT_EQ(ResumeSteps(files, resume, false), want);
+  EXPECT_EQ(ResumeSteps(files, resume, true), want);  // no MD5 of a file in place either
+  std::vector<ResumeEntry> all = {Complete(0), Complete(1), Complete(2)};
+  EXPECT_TRUE(ResumeSteps(files, all, true).empty());
+}
+
+TEST(BlockSchedulerTest, BlockPartlyKeptIsSentWhole) {
+  std::vector<FileEntry> files = {File(0, 3 * kBlock)};
+  // Kept up to ten bytes into block 1: block 0 kept, block 1 sent whole.
+  std::vector<ResumeEntry> resume = {Kept(0, {{0, kBlock + 10}})};
+  EXPECT_EQ(ResumeSteps(files, resume, true),
+            (std::vector<Step>{H(0, 0, kBlock), B(0, kBlock, kBlock), B(0, 2 * kBlock, kBlock),
+                               End(0, 3 * kBlock)}));
+  // Kept from ten bytes into block 0: block 0 sent, the rest kept.
+  std::vector<ResumeEntry> tail = {Kept(0, {{10, 3 * kBlock}})};
+  EXPECT_EQ(ResumeSteps(files, tail, false),
+            (std::vector<Step>{B(0, 0, kBlock), End(0, 3 * kBlock)}));
+  // One byte missing in the middle of block 1.
+  std::vector<ResumeEntry> hole = {Kept(0, {{0, kBlock + 100}, {kBlock + 101, 3 * kBlock}})};
+  EXPECT_EQ(ResumeSteps(files, hole, true),
+            (std::vector<Step>{H(0, 0, kBlock), B(0, kBlock, kBlock), H(0, 2 * kBlock, kBlock),
+                               End(0, 3 * kBlock)}));
+}
+
+TEST(BlockSchedulerTest, KeptRangesNotOnBlockBoundaries) {
+  // As a journal written with another block size leaves them.
+  std::vector<FileEntry> files = {File(0, 6 * kBlock)};
+  std::vector<ResumeEntry> resume = {
+      Kept(0, {{100, 3 * kBlock + 50}, {3 * kBlock + 60, 4 * kBlock}, {4 * kBlock + 1, 7 * kBlock}})};
+  EXPECT_EQ(ResumeSteps(files, resume, true),
+            (std::vector<Step>{B(0, 0, kBlock), H(0, kBlock, kBlock), H(0, 2 * kBlock, kBlock),
+                               B(0, 3 * kBlock, kBlock), B(0, 4 * kBlock, kBlock),
+                               H(0, 5 * kBlock, kBlock), End(0, 6 * kBlock)}));
+}
+
+TEST(BlockSchedulerTest, SeveralKeptRangesInOneFile) {
+  std::vector<FileEntry> files = {File(0, 6 * kBlock + 3)};
+  std::vector<ResumeEntry> resume = {Kept(0, {{0, kBlock}, {2 * kBlock, 3 * kBlock},
+                                              {5 * kBlock, 6 * kBlock + 3}})};
+  EXPECT_EQ(ResumeSteps(files, resume, false),
+            (std::vector<Step>{B(0, kBlock, kBlock), B(0, 3 * kBlock, kBlock),
+                               B(0, 4 * kBlock, kBlock), End(0, 6 * kBlock + 3)}));
+}
+
+TEST(BlockSchedulerTest, ShortLastBlockKeptOnlyWhenWhollyKept) {
+  std::vector<FileEntry> files = {File(0, 2 * kBlock + 100)};
+  std::vector<ResumeEntry> most = {Kept(0, {{0, 2 * kBlock + 50}})};
+  EXPECT_EQ(ResumeSteps(files, most, false),
+            (std::vector<Step>{B(0, 2 * kBlock, 100), End(0, 2 * kBlock + 100)}));
+  std::vector<ResumeEntry> all = {Kept(0, {{2 * kBlock, 2 * kBlock + 100}})};
+  EXPECT_EQ(ResumeSteps(files, all, false),
+            (std::vector<Step>{B(0, 0, kBlock), B(0, kBlock, kBlock), End(0, 2 * kBlock + 100)}));
+}
+
+TEST(BlockSchedulerTest, ResumeEntriesForOnlySomeFiles) {
+  std::vector<FileEntry> files = {File(0, 3 * kBlock), File(1, 0, FileKind::kDirectory),
+                                  File(2, 3 * kBlock), File(3, 2 * kBlock), File(4, 3 * kBlock),
+                                  File(5, kBlock)};
+  // File 0 ends on its second kept range: a cursor carried over from it would
+  // miss file 2's first (and only) one. File 4 is complete.
+  std::vector<ResumeEntry> resume = {Kept(0, {{0, kBlock}, {2 * kBlock, 3 * kBlock}}),
+                                     Kept(2, {{0, kBlock}}), Complete(4),
+                                     Kept(5, {{0, kBlock}})};
+  EXPECT_EQ(ResumeSteps(files, resume, false),
+            (std::vector<Step>{B(0, kBlock, kBlock), End(0, 3 * kBlock),
+                               B(2, kBlock, kBlock), B(2, 2 * kBlock, kBlock), End(2, 3 * kBlock),
+                               B(3, 0, kBlock), B(3, kBlock, kBlock), End(3, 2 * kBlock),
+                               End(5, kBlock)}));
+}
+
+TEST(BlockSchedulerTest, ResumeEntriesForUnknownFilesAreHarmless) {
+  std::vector<FileEntry> files = {File(0, kBlock)};
+  std::vector<ResumeEntry> resume = {Kept(7, {{0, kBlock}}), Complete(9)};
+  EXPECT_EQ(ResumeSteps(files, resume, false), AllSteps(files));
+}
+
+TEST(BlockSchedulerTest, KeptRangesNeverApplyToAStreamOfUnknownSize) {
+  std::vector<FileEntry> files = {File(0, kUnknownSize, FileKind::kStream)};
+  std::vector<ResumeEntry> resume = {Kept(0, {{0, 10 * kBlock}})};
+  BlockScheduler s(files, kBlock, resume, false);
+  auto a = s.Next();
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(ToStep(*a), B(0, 0, kBlock));
+  s.Delivered(kBlock);
+  auto b = s.Next();
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(ToStep(*b), B(0, kBlock, kBlock));
+  s.Delivered(3);
+  auto end = s.Next();
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(ToStep(*end), End(0, kBlock + 3));
+}
+
+TEST(BlockSchedulerTest, KeptRangesNeverApplyToAStreamOfKnownSize) {
+  // A stream (`--size 10G /dev/zero`) is read once, in order: skipping a block
+  // would put the bytes of the next read at the wrong offset. Only a regular
+  // file can resume; the sink never offers more, but the source must not rely
+  // on that.
+  std::vector<FileEntry> files = {File(0, 3 * kBlock, FileKind::kStream)};
+  std::vector<ResumeEntry> resume = {Kept(0, {{0, 2 * kBlock}})};
+  EXPECT_EQ(ResumeSteps(files, resume, false), AllSteps(files));
+  std::vector<ResumeEntry> complete = {Complete(0)};
+  EXPECT_EQ(ResumeSteps(files, complete, false), AllSteps(files));
+}
+
+TEST(BlockSchedulerTest, ResumeOnALargeFileSkipsExactlyTheKeptBytes) {
+  constexpr std::uint32_t kBig = 1u << 20;
+  const std::uint64_t size = 10ull * (std::uint64_t{1} << 32) + 12345;
+  // Kept: the first 5 GiB and a GiB from 20 GiB on, both block aligned.
+  const std::uint64_t five = 5ull << 30;
+  const std::uint64_t twenty = 20ull << 30;
+  std::vector<FileEntry> files = {File(0, size)};
+  std::vector<ResumeEntry> resume = {Kept(0, {{0, five}, {twenty, twenty + (1ull << 30)}})};
+  BlockScheduler s(files, kBig, resume, true);
+  std::uint64_t sent = 0, hashed = 0, next = 0;
+  std::optional<BlockStep> last;
+  while (auto step = s.Next()) {
+    if (step->kind == Kind::kFileEnd) {
+      last = step;
+      break;
+    }
+    ASSERT_EQ(step->offset, next);
+    next += step->length;
+    (step->kind == Kind::kHashOnly ? hashed : sent) += step->length;
+  }
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->offset, size);
+  EXPECT_EQ(next, size);
+  EXPECT_EQ(hashed, five + (1ull << 30));
+  EXPECT_EQ(sent, size - hashed);
+  EXPECT_FALSE(s.Next().has_value());
 }
 
 }  // namespace

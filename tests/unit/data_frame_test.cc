@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string_view>
@@ -136,7 +137,7 @@ TEST(DataFrameTest, BadMagicIsRejected) {
 
 TEST(DataFrameTest, UnknownTypeIsRejected) {
   for (std::uint8_t type :
-       {std::uint8_t{0}, std::uint8_t{4}, std::uint8_t{0x81}, std::uint8_t{0xFF}}) {
+       {std::uint8_t{0}, std::uint8_t{5}, std::uint8_t{0x81}, std::uint8_t{0xFF}}) {
     FrameHeaderBytes b = EncodeFrameHeader(DataHeader());
     b[4] = type;
     EXPECT_EQ(DecodeError(b), ErrorCode::kProtocol) << int{type};
@@ -308,6 +309,168 @@ TEST(DataFrameTest, PayloadChecksumIsXxh3Of64Bits) {
     EXPECT_NE(PayloadChecksum(flipped), PayloadChecksum(zeros)) << "bit " << bit;
   }
   EXPECT_EQ(PayloadChecksum(zeros), PayloadChecksum(std::vector<std::uint8_t>(4096, 0)));
+}
+
+// ---------------------------------------------------------------- pass end and resend
+
+FrameHeader ResendHeader(std::uint32_t ranges = 3) {
+  FrameHeader h;
+  h.type = FrameType::kResend;
+  h.offset = 2;  // the pass number
+  h.length = ranges * static_cast<std::uint32_t>(kResendRangeSize);
+  h.checksum = 0x0102030405060708ull;
+  return h;
+}
+
+ErrorCode ResendListError(const std::vector<std::uint8_t>& payload) {
+  try {
+    DecodeResendList(payload);
+    ADD_FAILURE() << "resend list of " << payload.size() << " bytes accepted";
+  } catch (const BraidError& e) {
+    return e.code();
+  }
+  return ErrorCode::kOk;
+}
+
+TEST(DataFrameTest, FrameTypeNumbersAreStable) {
+  EXPECT_EQ(static_cast<int>(FrameType::kData), 1);
+  EXPECT_EQ(static_cast<int>(FrameType::kFileEnd), 2);
+  EXPECT_EQ(static_cast<int>(FrameType::kPassEnd), 3);
+  EXPECT_EQ(static_cast<int>(FrameType::kResend), 4);
+  EXPECT_EQ(EncodeFrameHeader(ResendHeader())[4], 4);
+}
+
+TEST(DataFrameTest, PassEndRoundTrip) {
+  FrameHeader h;
+  h.type = FrameType::kPassEnd;
+  h.file_id = 8;
+  h.checksum = 0xFFFFFFFFFFFFFFFFull;  // not checked: there is no payload
+  FrameHeader out = RoundTrip(h);
+  EXPECT_EQ(out.type, FrameType::kPassEnd);
+  ExpectHeaderEq(out, h);
+}
+
+TEST(DataFrameTest, ResendRoundTrip) {
+  for (std::uint32_t ranges : {1u, 3u, kMaxPayload / 20}) {
+    FrameHeader h = ResendHeader(ranges);
+    FrameHeader out = RoundTrip(h);
+    EXPECT_EQ(out.type, FrameType::kResend);
+    ExpectHeaderEq(out, h);
+  }
+  FrameHeader h = ResendHeader();
+  for (std::uint64_t pass : {std::uint64_t{0}, std::uint64_t{1}, kU64Max}) {
+    h.offset = pass;
+    EXPECT_EQ(RoundTrip(h).offset, pass);
+  }
+  // The limit is the caller's: exactly max_payload is fine when it is whole ranges.
+  h = ResendHeader(5);
+  EXPECT_NO_THROW(DecodeFrameHeader(EncodeFrameHeader(h), 100));
+}
+
+TEST(DataFrameTest, ResendWithFlagsIsRejected) {
+  for (std::uint8_t flags : {kFlagCompressed, kFlagHasMd5, std::uint8_t{kKnownFlags}}) {
+    FrameHeader h = ResendHeader();
+    h.flags = flags;
+    EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol) << int{flags};
+  }
+}
+
+TEST(DataFrameTest, ResendWithAFileIdOrRawLengthIsRejected) {
+  FrameHeader h = ResendHeader();
+  h.file_id = 1;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h = ResendHeader();
+  h.file_id = 0xFFFFFFFFu;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h = ResendHeader();
+  h.raw_length = h.length;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h.raw_length = 1;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+}
+
+TEST(DataFrameTest, ResendLengthMustBeWholeRangesWithinTheLimit) {
+  for (std::uint32_t length : {0u, 1u, 19u, 21u, 39u, 41u, 100u * 20u + 7u}) {
+    FrameHeader h = ResendHeader();
+    h.length = length;
+    EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol) << length;
+  }
+  FrameHeader h = ResendHeader();
+  h.length = 20;
+  EXPECT_NO_THROW(RoundTrip(h));
+  h.length = 120;
+  EXPECT_EQ(DecodeError(h, 119), ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(h, 100), ErrorCode::kProtocol);
+  EXPECT_NO_THROW(DecodeFrameHeader(EncodeFrameHeader(h), 120));
+  h.length = 0xFFFFFFF0u;  // a multiple of 20, far over any limit
+  ASSERT_EQ(h.length % 20, 0u);
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+}
+
+TEST(DataFrameTest, TypeAfterResendIsUnknown) {
+  for (std::uint8_t type : {std::uint8_t{5}, std::uint8_t{6}, std::uint8_t{0x7F}}) {
+    FrameHeaderBytes b = EncodeFrameHeader(ResendHeader());
+    b[4] = type;
+    EXPECT_EQ(DecodeError(b), ErrorCode::kProtocol) << int{type};
+  }
+}
+
+TEST(DataFrameTest, ResendListLayoutIsBigEndian) {
+  std::vector<ResendRange> ranges = {{0x01020304, 0x1112131415161718ull, 0x2122232425262728ull}};
+  std::vector<std::uint8_t> b = EncodeResendList(ranges);
+  const std::vector<std::uint8_t> expected = {
+      0x01, 0x02, 0x03, 0x04,                           // file id
+      0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18,   // offset
+      0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28};  // length
+  EXPECT_EQ(b, expected);
+  EXPECT_EQ(b.size(), kResendRangeSize);
+}
+
+TEST(DataFrameTest, ResendListRoundTrip) {
+  std::vector<ResendRange> ranges = {
+      {0, 0, 4096},
+      {7, 1ull << 40, 1u << 20},
+      {7, 123, 0},  // length 0: the file's end frame again
+      {0xFFFFFFFFu, kU64Max - 10, 10},
+      {3, kU64Max, 0},
+  };
+  std::vector<std::uint8_t> b = EncodeResendList(ranges);
+  EXPECT_EQ(b.size(), ranges.size() * kResendRangeSize);
+  EXPECT_EQ(DecodeResendList(b), ranges);
+  EXPECT_TRUE(EncodeResendList({}).empty());
+  EXPECT_TRUE(DecodeResendList(std::span<const std::uint8_t>{}).empty());
+}
+
+TEST(DataFrameTest, EveryTruncatedResendListIsRejected) {
+  std::vector<ResendRange> ranges = {{1, 0, 4096}, {2, 8192, 4096}, {3, 0, 0}};
+  const std::vector<std::uint8_t> full = EncodeResendList(ranges);
+  for (std::size_t n = 0; n <= full.size(); ++n) {
+    // An exact-size copy, so a read past the end is caught by sanitizers.
+    std::vector<std::uint8_t> cut(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(n));
+    if (n % kResendRangeSize == 0) {
+      std::vector<ResendRange> got = DecodeResendList(cut);
+      ASSERT_EQ(got.size(), n / kResendRangeSize) << n;
+      EXPECT_TRUE(std::equal(got.begin(), got.end(), ranges.begin())) << n;
+    } else {
+      EXPECT_EQ(ResendListError(cut), ErrorCode::kProtocol) << n;
+    }
+  }
+}
+
+TEST(DataFrameTest, ResendRangeThatOverflowsIsRejected) {
+  const std::vector<std::vector<ResendRange>> bad = {
+      {{1, kU64Max, 1}},
+      {{1, kU64Max - 9, 10}},
+      {{1, 1, kU64Max}},
+      {{1, kU64Max, kU64Max}},
+      {{1, 0, 4096}, {2, 1ull << 63, 1ull << 63}},  // a later range
+  };
+  for (const auto& ranges : bad) {
+    EXPECT_EQ(ResendListError(EncodeResendList(ranges)), ErrorCode::kProtocol);
+  }
+  // Right at the top is fine.
+  std::vector<ResendRange> edge = {{1, kU64Max - 10, 10}, {1, 0, kU64Max}};
+  EXPECT_EQ(DecodeResendList(EncodeResendList(edge)), edge);
 }
 
 }  // namespace

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace braid {
@@ -220,6 +222,112 @@ TEST(RangeSetTest, MatchesABitmapModel) {
       for (std::uint64_t i = qa; i < qb; ++i) all = all && model[i];
       ASSERT_EQ(s.Contains(qa, qb), all) << "[" << qa << "," << qb << ")";
     }
+  }
+}
+
+// ---------------------------------------------------------------- Ranges and Gaps
+
+using Ranges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+
+TEST(RangeSetTest, EmptySetHasNoRangesAndOneGap) {
+  RangeSet s;
+  EXPECT_TRUE(s.Ranges().empty());
+  EXPECT_EQ(s.Gaps(100), (Ranges{{0, 100}}));
+  EXPECT_TRUE(s.Gaps(0).empty());
+}
+
+TEST(RangeSetTest, RangesAreMergedAndInOrder) {
+  RangeSet s;
+  s.Add(50, 60);
+  s.Add(0, 10);
+  s.Add(20, 30);
+  s.Add(30, 40);  // adjacent: merges with [20, 30)
+  s.Add(55, 70);  // overlapping: extends [50, 60)
+  EXPECT_EQ(s.Ranges(), (Ranges{{0, 10}, {20, 40}, {50, 70}}));
+  EXPECT_EQ(s.Ranges().size(), s.pieces());
+}
+
+TEST(RangeSetTest, FullCoverageHasNoGaps) {
+  RangeSet s;
+  s.Add(0, 100);
+  EXPECT_TRUE(s.Gaps(100).empty());
+  EXPECT_TRUE(s.Gaps(50).empty());
+  EXPECT_TRUE(s.Gaps(0).empty());
+  EXPECT_EQ(s.Gaps(101), (Ranges{{100, 101}}));
+}
+
+TEST(RangeSetTest, GapsAtTheStartMiddleAndEnd) {
+  RangeSet s;
+  s.Add(10, 20);
+  s.Add(30, 40);
+  EXPECT_EQ(s.Gaps(50), (Ranges{{0, 10}, {20, 30}, {40, 50}}));
+  // `end` exactly at the end of the last range: no gap after it.
+  EXPECT_EQ(s.Gaps(40), (Ranges{{0, 10}, {20, 30}}));
+  // `end` inside a gap, inside a range, at a range's start.
+  EXPECT_EQ(s.Gaps(25), (Ranges{{0, 10}, {20, 25}}));
+  EXPECT_EQ(s.Gaps(15), (Ranges{{0, 10}}));
+  EXPECT_EQ(s.Gaps(10), (Ranges{{0, 10}}));
+  EXPECT_EQ(s.Gaps(5), (Ranges{{0, 5}}));
+}
+
+TEST(RangeSetTest, RangesBeyondTheEndAreIgnoredByGaps) {
+  RangeSet s;
+  s.Add(0, 10);
+  s.Add(200, 300);
+  s.Add(400, 500);
+  EXPECT_EQ(s.Gaps(100), (Ranges{{10, 100}}));
+  EXPECT_EQ(s.Gaps(250), (Ranges{{10, 200}}));
+  // A range that runs past `end` does not leave a gap after it.
+  RangeSet t;
+  t.Add(5, 1000);
+  EXPECT_EQ(t.Gaps(100), (Ranges{{0, 5}}));
+  EXPECT_EQ(t.Ranges(), (Ranges{{5, 1000}}));  // Ranges is not clipped
+}
+
+TEST(RangeSetTest, GapsNearTheTopOfTheRange) {
+  RangeSet s;
+  s.Add(kMax - 10, kMax);
+  EXPECT_EQ(s.Gaps(kMax), (Ranges{{0, kMax - 10}}));
+  s.Add(0, kMax - 20);
+  EXPECT_EQ(s.Gaps(kMax), (Ranges{{kMax - 20, kMax - 10}}));
+}
+
+/// Gaps and Ranges against a byte map, with random adds: together they tile [0, end).
+TEST(RangeSetTest, GapsAndRangesMatchABitmapModel) {
+  constexpr std::uint64_t kUniverse = 200;
+  std::mt19937 rng(4242);
+  for (int round = 0; round < 100; ++round) {
+    RangeSet s;
+    std::vector<bool> model(kUniverse + 50, false);
+    int adds = std::uniform_int_distribution<int>(0, 12)(rng);
+    for (int i = 0; i < adds; ++i) {
+      std::uint64_t a = std::uniform_int_distribution<std::uint64_t>(0, kUniverse + 40)(rng);
+      std::uint64_t b = a + std::uniform_int_distribution<std::uint64_t>(0, 30)(rng);
+      b = std::min<std::uint64_t>(b, kUniverse + 50);
+      s.Add(a, b);
+      for (std::uint64_t x = a; x < b; ++x) model[x] = true;
+    }
+    std::uint64_t end = std::uniform_int_distribution<std::uint64_t>(0, kUniverse)(rng);
+    Ranges want_gaps;
+    for (std::uint64_t x = 0; x < end; ++x) {
+      if (model[x]) continue;
+      if (!want_gaps.empty() && want_gaps.back().second == x) {
+        ++want_gaps.back().second;
+      } else {
+        want_gaps.emplace_back(x, x + 1);
+      }
+    }
+    ASSERT_EQ(s.Gaps(end), want_gaps) << "round " << round << " end " << end;
+    Ranges want_ranges;
+    for (std::uint64_t x = 0; x < model.size(); ++x) {
+      if (!model[x]) continue;
+      if (!want_ranges.empty() && want_ranges.back().second == x) {
+        ++want_ranges.back().second;
+      } else {
+        want_ranges.emplace_back(x, x + 1);
+      }
+    }
+    ASSERT_EQ(s.Ranges(), want_ranges) << "round " << round;
   }
 }
 

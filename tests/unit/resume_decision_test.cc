@@ -1,0 +1,335 @@
+#include "engine/resume_decision.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "braid/file_entry.h"
+#include "engine/resume_journal.h"
+#include "proto/control_message.h"
+
+namespace braid {
+namespace {
+
+constexpr std::int64_t kSec = 1700000000;
+constexpr std::uint32_t kNsec = 500000000;
+constexpr std::uint64_t kSize = 10u << 20;
+
+FileEntry Source() {
+  FileEntry e;
+  e.id = 4;
+  e.kind = FileKind::kRegular;
+  e.path = "top/big.bin";
+  e.size = kSize;
+  e.mtime_sec = kSec;
+  e.mtime_nsec = kNsec;
+  e.fingerprint = 0xABCDEF0123456789ull;
+  return e;
+}
+
+/// What is under the final name.
+enum class Final {
+  kAbsent,
+  kSameTime,       ///< same size, the source's time exactly
+  kNewer,          ///< same size, a second newer
+  kNewerNsec,      ///< same size, a nanosecond newer
+  kOlder,          ///< same size, a second older
+  kOlderNsec,      ///< same size, a nanosecond older
+  kOtherSize,      ///< newer, but a byte longer
+  kOtherSizeSame,  ///< the source's time exactly, but a byte shorter
+};
+
+/// The journal beside the partial file, against the source.
+enum class Jnl {
+  kNone,
+  kMatch,
+  kSize,         ///< the source's size changed
+  kSec,          ///< its time changed by a second
+  kNsec,         ///< its time changed by a nanosecond
+  kFingerprint,  ///< same size and time, other content
+  kBlockSize,    ///< written with another block size: still this source
+};
+
+TargetState TargetFor(Final final, bool partial) {
+  TargetState t;
+  t.partial_exists = partial;
+  if (final == Final::kAbsent) return t;
+  t.final_is_file = true;
+  t.final_size = kSize;
+  t.final_mtime_sec = kSec;
+  t.final_mtime_nsec = kNsec;
+  switch (final) {
+    case Final::kNewer:
+      t.final_mtime_sec += 1;
+      break;
+    case Final::kNewerNsec:
+      t.final_mtime_nsec += 1;
+      break;
+    case Final::kOlder:
+      t.final_mtime_sec -= 1;
+      break;
+    case Final::kOlderNsec:
+      t.final_mtime_nsec -= 1;
+      break;
+    case Final::kOtherSize:
+      t.final_size += 1;
+      t.final_mtime_sec += 100;
+      break;
+    case Final::kOtherSizeSame:
+      t.final_size -= 1;
+      break;
+    default:
+      break;
+  }
+  return t;
+}
+
+std::optional<DecodedJournal> JournalFor(Jnl j) {
+  if (j == Jnl::kNone) return std::nullopt;
+  DecodedJournal d;
+  d.header.source = IdentityOf(Source());
+  d.header.block_size = 1u << 20;
+  d.records = {{0, 1u << 20, 42}};
+  d.valid_bytes = kJournalHeaderSize + kJournalRecordSize;
+  switch (j) {
+    case Jnl::kSize:
+      d.header.source.size += 4096;
+      break;
+    case Jnl::kSec:
+      d.header.source.mtime_sec -= 1;
+      break;
+    case Jnl::kNsec:
+      d.header.source.mtime_nsec += 1;
+      break;
+    case Jnl::kFingerprint:
+      d.header.source.fingerprint ^= 0x8000;
+      break;
+    case Jnl::kBlockSize:
+      d.header.block_size = 4u << 20;
+      break;
+    default:
+      break;
+  }
+  return d;
+}
+
+/// Which note the user gets.
+enum class Note { kNone, kSize, kModified, kContent };
+
+struct Case {
+  const char* name;
+  ResumeMode mode;
+  bool force;
+  bool preserve;
+  Final final;
+  bool partial;
+  Jnl journal;
+  ResumeAction action;
+  bool discard;
+  Note note;
+};
+
+std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name; }
+
+constexpr ResumeMode kAuto = ResumeMode::kAuto;
+constexpr ResumeMode kRequire = ResumeMode::kRequire;
+constexpr ResumeMode kOff = ResumeMode::kOff;
+constexpr ResumeAction kCopy = ResumeAction::kCopy;
+constexpr ResumeAction kSkip = ResumeAction::kSkip;
+constexpr ResumeAction kResume = ResumeAction::kResume;
+
+// clang-format off
+const Case kCases[] = {
+  // name                                   mode      force  pres   final                 partial journal            action   discard note
+  {"fresh target",                          kAuto,    false, false, Final::kAbsent,       false, Jnl::kNone,        kCopy,   false, Note::kNone},
+  {"fresh target, require",                 kRequire, false, false, Final::kAbsent,       false, Jnl::kNone,        kCopy,   false, Note::kNone},
+  {"fresh target, off",                     kOff,     false, false, Final::kAbsent,       false, Jnl::kNone,        kCopy,   false, Note::kNone},
+  // Completed by an earlier run.
+  {"done, same time",                       kAuto,    false, false, Final::kSameTime,     false, Jnl::kNone,        kSkip,   false, Note::kNone},
+  {"done, newer",                           kAuto,    false, false, Final::kNewer,        false, Jnl::kNone,        kSkip,   false, Note::kNone},
+  {"done, a nanosecond newer",              kAuto,    false, false, Final::kNewerNsec,    false, Jnl::kNone,        kSkip,   false, Note::kNone},
+  {"done, require",                         kRequire, false, false, Final::kNewer,        false, Jnl::kNone,        kSkip,   false, Note::kNone},
+  {"older: not done",                       kAuto,    false, false, Final::kOlder,        false, Jnl::kNone,        kCopy,   false, Note::kNone},
+  {"a nanosecond older: not done",          kAuto,    false, false, Final::kOlderNsec,    false, Jnl::kNone,        kCopy,   false, Note::kNone},
+  {"other size: not done",                  kAuto,    false, false, Final::kOtherSize,    false, Jnl::kNone,        kCopy,   false, Note::kNone},
+  {"other size, same time: not done",       kAuto,    false, false, Final::kOtherSizeSame, false, Jnl::kNone,       kCopy,   false, Note::kNone},
+  {"-p: exact time is done",                kAuto,    false, true,  Final::kSameTime,     false, Jnl::kNone,        kSkip,   false, Note::kNone},
+  {"-p: newer is not done",                 kAuto,    false, true,  Final::kNewer,        false, Jnl::kNone,        kCopy,   false, Note::kNone},
+  {"-p: a nanosecond newer is not done",    kAuto,    false, true,  Final::kNewerNsec,    false, Jnl::kNone,        kCopy,   false, Note::kNone},
+  {"-p: older is not done",                 kAuto,    false, true,  Final::kOlder,        false, Jnl::kNone,        kCopy,   false, Note::kNone},
+  {"-p: other size is not done",            kAuto,    false, true,  Final::kOtherSizeSame, false, Jnl::kNone,       kCopy,   false, Note::kNone},
+  {"-f replaces a done file",               kAuto,    true,  false, Final::kSameTime,     false, Jnl::kNone,        kCopy,   false, Note::kNone},
+  {"-f -p replaces a done file",            kAuto,    true,  true,  Final::kSameTime,     false, Jnl::kNone,        kCopy,   false, Note::kNone},
+  {"off recopies a done file",              kOff,     false, false, Final::kSameTime,     false, Jnl::kNone,        kCopy,   false, Note::kNone},
+  // Done, and leftovers of an older attempt beside it: skip and clean up.
+  {"done, stale partial",                   kAuto,    false, false, Final::kNewer,        true,  Jnl::kNone,        kSkip,   true,  Note::kNone},
+  {"done, stale journal",                   kAuto,    false, false, Final::kNewer,        false, Jnl::kMatch,       kSkip,   true,  Note::kNone},
+  {"done, stale partial and journal",       kAuto,    false, true,  Final::kSameTime,     true,  Jnl::kMatch,       kSkip,   true,  Note::kNone},
+  // A partial copy with a journal of this very source.
+  {"resume",                                kAuto,    false, false, Final::kAbsent,       true,  Jnl::kMatch,       kResume, false, Note::kNone},
+  {"resume, require",                       kRequire, false, false, Final::kAbsent,       true,  Jnl::kMatch,       kResume, false, Note::kNone},
+  {"resume, -p",                            kAuto,    false, true,  Final::kAbsent,       true,  Jnl::kMatch,       kResume, false, Note::kNone},
+  {"resume, other block size",              kAuto,    false, false, Final::kAbsent,       true,  Jnl::kBlockSize,   kResume, false, Note::kNone},
+  {"resume beside an older final file",     kAuto,    false, false, Final::kOlder,        true,  Jnl::kMatch,       kResume, false, Note::kNone},
+  {"-f still resumes a partial copy",       kAuto,    true,  false, Final::kAbsent,       true,  Jnl::kMatch,       kResume, false, Note::kNone},
+  {"-f resumes even beside a done file",    kAuto,    true,  false, Final::kSameTime,     true,  Jnl::kMatch,       kResume, false, Note::kNone},
+  {"off discards a resumable copy",         kOff,     false, false, Final::kAbsent,       true,  Jnl::kMatch,       kCopy,   true,  Note::kNone},
+  {"off discards a partial alone",          kOff,     false, false, Final::kAbsent,       true,  Jnl::kNone,        kCopy,   true,  Note::kNone},
+  {"off discards a journal alone",          kOff,     false, false, Final::kAbsent,       false, Jnl::kMatch,       kCopy,   true,  Note::kNone},
+  {"off, -f, done, leftovers",              kOff,     true,  false, Final::kSameTime,     true,  Jnl::kMatch,       kCopy,   true,  Note::kNone},
+  // Half of what resuming needs: start over, silently.
+  {"partial without a journal",             kAuto,    false, false, Final::kAbsent,       true,  Jnl::kNone,        kCopy,   true,  Note::kNone},
+  {"journal without a partial",             kAuto,    false, false, Final::kAbsent,       false, Jnl::kMatch,       kCopy,   true,  Note::kNone},
+  {"journal without a partial, require",    kRequire, false, false, Final::kAbsent,       false, Jnl::kMatch,       kCopy,   true,  Note::kNone},
+  {"changed journal without a partial",     kAuto,    false, false, Final::kAbsent,       false, Jnl::kSize,        kCopy,   true,  Note::kNone},
+  // The source changed since the partial copy was made: start over, and say why.
+  {"source size changed",                   kAuto,    false, false, Final::kAbsent,       true,  Jnl::kSize,        kCopy,   true,  Note::kSize},
+  {"source modified (seconds)",             kAuto,    false, false, Final::kAbsent,       true,  Jnl::kSec,         kCopy,   true,  Note::kModified},
+  {"source modified (nanoseconds)",         kAuto,    false, false, Final::kAbsent,       true,  Jnl::kNsec,        kCopy,   true,  Note::kModified},
+  {"source content differs",                kAuto,    false, false, Final::kAbsent,       true,  Jnl::kFingerprint, kCopy,   true,  Note::kContent},
+  {"source changed, require",               kRequire, false, false, Final::kAbsent,       true,  Jnl::kFingerprint, kCopy,   true,  Note::kContent},
+  {"source changed, -f",                    kAuto,    true,  false, Final::kOlder,        true,  Jnl::kSec,         kCopy,   true,  Note::kModified},
+  {"source changed, but done",              kAuto,    false, false, Final::kNewer,        true,  Jnl::kSize,        kSkip,   true,  Note::kNone},
+};
+// clang-format on
+
+class DecideResumeTest : public ::testing::TestWithParam<Case> {};
+
+bool NoteMatches(const std::string& note, Note want) {
+  switch (want) {
+    case Note::kNone:
+      return note.empty();
+    case Note::kSize:
+      return note.find("size") != std::string::npos;
+    case Note::kModified:
+      return note.find("modified") != std::string::npos;
+    case Note::kContent:
+      return note.find("content") != std::string::npos;
+  }
+  return false;
+}
+
+TEST_P(DecideResumeTest, Decides) {
+  const Case& c = GetParam();
+  ResumeDecision d = DecideResume(Source(), TargetFor(c.final, c.partial), JournalFor(c.journal),
+                                  c.mode, c.preserve, c.force);
+  EXPECT_EQ(d.action, c.action);
+  EXPECT_EQ(d.discard, c.discard);
+  EXPECT_TRUE(NoteMatches(d.note, c.note)) << "note: \"" << d.note << "\"";
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, DecideResumeTest, ::testing::ValuesIn(kCases));
+
+TEST(DecideResumeNotesTest, EachKindOfChangeHasItsOwnNote) {
+  std::set<std::string> notes;
+  for (Jnl j : {Jnl::kSize, Jnl::kSec, Jnl::kNsec, Jnl::kFingerprint}) {
+    ResumeDecision d =
+        DecideResume(Source(), TargetFor(Final::kAbsent, true), JournalFor(j), kAuto, false, false);
+    EXPECT_FALSE(d.note.empty());
+    notes.insert(d.note);
+  }
+  EXPECT_EQ(notes.size(), 3u);  // size, time (seconds or nanoseconds alike), content
+}
+
+TEST(DecideResumeNotesTest, SizeChangeIsReportedBeforeTimeAndContent) {
+  std::optional<DecodedJournal> j = JournalFor(Jnl::kMatch);
+  j->header.source.size += 1;
+  j->header.source.mtime_sec += 1;
+  j->header.source.fingerprint += 1;
+  ResumeDecision d = DecideResume(Source(), TargetFor(Final::kAbsent, true), j, kAuto, false, false);
+  EXPECT_TRUE(NoteMatches(d.note, Note::kSize)) << d.note;
+  j->header.source.size -= 1;
+  d = DecideResume(Source(), TargetFor(Final::kAbsent, true), j, kAuto, false, false);
+  EXPECT_TRUE(NoteMatches(d.note, Note::kModified)) << d.note;
+}
+
+TEST(DecideResumeRulesTest, OnlyRegularFilesResumeOrSkip) {
+  for (FileKind kind : {FileKind::kDirectory, FileKind::kSymlink, FileKind::kStream}) {
+    SCOPED_TRACE(static_cast<int>(kind));
+    FileEntry e = Source();
+    e.kind = kind;
+    // What would resume a regular file.
+    ResumeDecision d = DecideResume(e, TargetFor(Final::kAbsent, true), JournalFor(Jnl::kMatch),
+                                    kAuto, false, false);
+    EXPECT_EQ(d.action, ResumeAction::kCopy);
+    EXPECT_TRUE(d.discard);
+    EXPECT_TRUE(d.note.empty());
+    // What would skip one.
+    d = DecideResume(e, TargetFor(Final::kSameTime, false), std::nullopt, kAuto, false, false);
+    EXPECT_EQ(d.action, ResumeAction::kCopy);
+    EXPECT_FALSE(d.discard);
+  }
+}
+
+TEST(DecideResumeRulesTest, IdentityOfCarriesEveryField) {
+  SourceIdentity id = IdentityOf(Source());
+  EXPECT_EQ(id.size, kSize);
+  EXPECT_EQ(id.mtime_sec, kSec);
+  EXPECT_EQ(id.mtime_nsec, kNsec);
+  EXPECT_EQ(id.fingerprint, 0xABCDEF0123456789ull);
+}
+
+/// Over every combination: what must hold whatever the details.
+TEST(DecideResumeRulesTest, InvariantsOverEveryCombination) {
+  int resumed = 0, skipped = 0;
+  for (ResumeMode mode : {kAuto, kRequire, kOff}) {
+    for (bool force : {false, true}) {
+      for (bool preserve : {false, true}) {
+        for (Final final : {Final::kAbsent, Final::kSameTime, Final::kNewer, Final::kNewerNsec,
+                            Final::kOlder, Final::kOlderNsec, Final::kOtherSize,
+                            Final::kOtherSizeSame}) {
+          for (bool partial : {false, true}) {
+            for (Jnl j : {Jnl::kNone, Jnl::kMatch, Jnl::kSize, Jnl::kSec, Jnl::kNsec,
+                          Jnl::kFingerprint, Jnl::kBlockSize}) {
+              std::optional<DecodedJournal> journal = JournalFor(j);
+              ResumeDecision d =
+                  DecideResume(Source(), TargetFor(final, partial), journal, mode, preserve, force);
+              SCOPED_TRACE(testing::Message()
+                           << "mode " << int(mode) << " force " << force << " preserve "
+                           << preserve << " final " << int(final) << " partial " << partial
+                           << " journal " << int(j));
+              bool leftovers = partial || journal.has_value();
+              bool same_source = j == Jnl::kMatch || j == Jnl::kBlockSize;
+              if (d.action == ResumeAction::kResume) {
+                ++resumed;
+                EXPECT_NE(mode, kOff);
+                EXPECT_TRUE(partial);
+                EXPECT_TRUE(same_source);
+                EXPECT_FALSE(d.discard);  // never delete what is being resumed
+              }
+              if (d.action == ResumeAction::kSkip) {
+                ++skipped;
+                EXPECT_NE(mode, kOff);
+                EXPECT_FALSE(force);
+                EXPECT_NE(final, Final::kAbsent);
+              }
+              // Leftovers that are not resumed are always cleaned up, and
+              // nothing is deleted that is not there.
+              EXPECT_EQ(d.discard, leftovers && d.action != ResumeAction::kResume);
+              // A note only explains a partial copy that is given up.
+              if (!d.note.empty()) {
+                EXPECT_EQ(d.action, ResumeAction::kCopy);
+                EXPECT_TRUE(partial);
+                EXPECT_FALSE(same_source);
+              }
+              // Resuming wins whenever it is possible.
+              if (mode != kOff && partial && same_source) {
+                EXPECT_TRUE(d.action == ResumeAction::kResume || d.action == ResumeAction::kSkip);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(resumed, 0);
+  EXPECT_GT(skipped, 0);
+}
+
+}  // namespace
+}  // namespace braid
