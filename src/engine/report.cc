@@ -63,7 +63,7 @@ std::string IntervalJson(const ReportInterval& iv) {
       "{\"start\": " + JsonNumber(iv.start, 6) + ", \"end\": " + JsonNumber(iv.end, 6) +
       ", \"seconds\": " + JsonNumber(iv.seconds(), 6) + ", \"bytes\": " + std::to_string(iv.bytes) +
       ", \"bits_per_second\": " + JsonNumber(8 * Rate(iv.bytes, iv.seconds()), 3) +
-      ", \"streams\": [";
+      ", \"active_streams\": " + std::to_string(iv.active_streams) + ", \"streams\": [";
   for (std::size_t i = 0; i < iv.streams.size(); ++i) {
     const IntervalStream& s = iv.streams[i];
     out += (i == 0 ? "" : ", ");
@@ -261,7 +261,9 @@ std::string FormatJsonReport(const ReportHeader& h, const std::vector<ReportInte
   return out + "\n}\n";
 }
 
-std::string CsvHeader() { return "time,stream,bytes,rate_Bps,rtt_us,cwnd,retransmits\n"; }
+std::string CsvHeader() {
+  return "time,stream,bytes,rate_Bps,rtt_us,cwnd,retransmits,active_streams\n";
+}
 
 std::string FormatCsvRows(const ReportInterval& interval, double unix_start) {
   std::string out;
@@ -269,7 +271,8 @@ std::string FormatCsvRows(const ReportInterval& interval, double unix_start) {
   for (const IntervalStream& s : interval.streams) {
     out += time + "," + std::to_string(s.index) + "," + std::to_string(s.bytes) + "," +
            JsonNumber(Rate(s.bytes, interval.seconds()), 0) + "," + std::to_string(s.rtt_us) + "," +
-           std::to_string(s.cwnd) + "," + std::to_string(s.retransmits) + "\n";
+           std::to_string(s.cwnd) + "," + std::to_string(s.retransmits) + "," +
+           std::to_string(interval.active_streams) + "\n";
   }
   return out;
 }

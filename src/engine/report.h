@@ -30,6 +30,7 @@ struct ReportInterval {
   double end = 0;
   std::uint64_t bytes = 0;  ///< arrived at the sink during the interval
   std::vector<IntervalStream> streams;
+  std::uint16_t active_streams = 0;  ///< streams carrying data at the end (-s auto moves it)
   double seconds() const { return end - start; }
 };
 

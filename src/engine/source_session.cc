@@ -82,6 +82,29 @@ struct SourceSession::Impl {
   std::atomic<std::size_t> lost_streams{0};
   /// The sink closed a stream after a pass: it has everything.
   std::atomic<bool> sink_has_all{false};
+  /// -s auto: senders at positions >= active park. Once the first pass is
+  /// read, every sender works: each must take its pass-end marker.
+  std::mutex park_mutex;
+  std::condition_variable park_cv;
+  int active = 64;
+  bool all_work = false;
+  /// --polite pacing, separate from -x so that lifting it never lifts the user's limit.
+  std::unique_ptr<RateLimiter> pacer;
+  /// Waits while this sender is parked; false once the transfer failed.
+  bool WaitTurn(std::size_t position, TransferState& state) {
+    std::unique_lock lock(park_mutex);
+    park_cv.wait(lock, [&] {
+      return all_work || static_cast<int>(position) < active || state.failed();
+    });
+    return !state.failed();
+  }
+  void WakeAll() {
+    {
+      std::lock_guard lock(park_mutex);
+      all_work = true;
+    }
+    park_cv.notify_all();
+  }
   /// Each file's MD5, kept for a file end the sink asks for again. Written by
   /// the hasher before the pass ends; read by the reader only after a repair
   /// request, which the queues order after it.
@@ -96,6 +119,7 @@ struct SourceSession::Impl {
   void SendFrame(DataSocket& socket, OutFrame& frame, std::optional<BlockCompressor>& compressor,
                  std::atomic<std::uint64_t>& stream_sent, TransferState& state);
   void EndPass() {
+    WakeAll();
     std::size_t n = live_senders.load();
     for (std::size_t i = 0; i < n; ++i) {
       OutFrame marker;
@@ -105,11 +129,14 @@ struct SourceSession::Impl {
   }
   /// Reads one block and queues it for sending; false once the transfer failed.
   bool QueueBlock(int fd, const SourceFile& f, const BlockStep& step, TransferState& state);
-  std::atomic<std::uint64_t>& BytesOf(const DataSocket& socket) {
+  std::size_t PositionOf(const DataSocket& socket) const {
     for (std::size_t i = 0; i < sockets.size(); ++i) {
-      if (sockets[i].get() == &socket) return stream_bytes[i];
+      if (sockets[i].get() == &socket) return i;
     }
     std::abort();  // a sender always runs one of our sockets
+  }
+  std::atomic<std::uint64_t>& BytesOf(const DataSocket& socket) {
+    return stream_bytes[PositionOf(socket)];
   }
   std::uint32_t ReadBlock(int fd, const SourceFile& f, const BlockStep& step, std::uint8_t* out);
   [[noreturn]] void ReadFailed(const SourceFile& f, int err) const {
@@ -327,7 +354,10 @@ void SourceSession::Impl::SendFrames(DataSocket& socket, TransferState& state) {
     compressor.emplace(start.params.compress_level, start.params.block_size);
   }
   std::vector<std::uint8_t> reply;
-  while (std::optional<OutFrame> frame = send_queue.Pop()) {
+  std::size_t position = PositionOf(socket);
+  while (WaitTurn(position, state)) {
+    std::optional<OutFrame> frame = send_queue.Pop();
+    if (!frame) break;
     if (frame->pass_end) {
       // Every stream is connected before the first frame goes out, so the
       // count tells the sink how many streams to wait for.
@@ -387,6 +417,7 @@ void SourceSession::Impl::SendFrame(DataSocket& socket, OutFrame& frame,
   }
   header.checksum = PayloadChecksum(payload);
   if (limiter && !limiter->Acquire(header.length)) return;  // aborted
+  if (pacer && !pacer->Acquire(header.length)) return;
   socket.SendFrame(header, payload);
   frame.buffer.reset();
   state.bytes.fetch_add(header.raw_length);
@@ -422,12 +453,17 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   }
   state_.streams = static_cast<std::uint16_t>(s.sockets.size());
   s.live_senders = s.sockets.size();
+  if (p.auto_streams) {
+    // The controller starts from a few streams and opens more when they pay.
+    SetActiveStreams(std::min<int>(p.min_streams > 2 ? p.min_streams : 2, p.streams));
+  }
+  if (p.polite) s.pacer = std::make_unique<RateLimiter>(0, p.block_size);
   // Enough buffers for every stream to have one in flight, the reader to run
   // ahead, and the hasher to lag a little without stalling the senders.
   std::size_t buffers = 2 * s.sockets.size() + (p.md5 ? 8 : 4);
   s.pool = std::make_unique<BufferPool>(p.block_size, buffers);
   if (p.rate > 0) {
-    s.limiter = std::make_unique<RateLimiter>(p.rate, BurstDepth(p.rate, p.block_size));
+    s.limiter = std::make_unique<RateLimiter>(p.rate, p.block_size);
   }
   state_.OnAbort([&s] {
     std::uint64_t one = 1;
@@ -435,6 +471,8 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
     s.send_queue.Abort();
     s.hash_queue.Abort();
     s.repair_queue.Abort();
+    s.park_cv.notify_all();
+    if (s.pacer) s.pacer->Abort();
     s.pool->Close();
     if (s.limiter) s.limiter->Abort();
     for (auto& sock : s.sockets) sock->Shutdown();
@@ -456,6 +494,29 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   if (auto e = state_.error()) throw *e;
 }
 
+void SourceSession::SetActiveStreams(int count) {
+  Impl& s = *impl_;
+  {
+    std::lock_guard lock(s.park_mutex);
+    int connected;
+    {
+      std::lock_guard sockets_lock(s.sockets_mutex);
+      connected = static_cast<int>(s.sockets.size());
+    }
+    s.active = std::clamp(count, 1, std::max(connected, 1));
+  }
+  s.park_cv.notify_all();
+}
+
+int SourceSession::active_streams() const {
+  std::lock_guard lock(impl_->park_mutex);
+  return impl_->active;
+}
+
+void SourceSession::SetPace(std::uint64_t bytes_per_second) {
+  if (impl_->pacer) impl_->pacer->SetRate(bytes_per_second);
+}
+
 std::vector<StreamSample> SourceSession::StreamSamples() const {
   const Impl& s = *impl_;
   std::lock_guard lock(s.sockets_mutex);
@@ -471,6 +532,7 @@ std::vector<StreamSample> SourceSession::StreamSamples() const {
       sample.cwnd = tcp->cwnd;
       sample.retrans = tcp->total_retrans;
       sample.delivery_rate = tcp->delivery_rate_Bps;
+      sample.acked = tcp->bytes_acked;
     }
     out.push_back(sample);
   }

@@ -31,6 +31,12 @@ class SourceSession {
   /// Each connected stream's bytes sent (on the wire) and TCP_INFO, for the
   /// reports; empty before the streams connect. Safe from any thread.
   std::vector<StreamSample> StreamSamples() const;
+  /// -s auto: how many streams carry data; the others park, connected. Safe
+  /// from any thread; counts outside 1..connected are clamped.
+  void SetActiveStreams(int count);
+  int active_streams() const;
+  /// --polite: caps the total rate (bytes/s; 0 lifts the cap). -x still applies.
+  void SetPace(std::uint64_t bytes_per_second);
 
  private:
   struct Impl;

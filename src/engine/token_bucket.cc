@@ -47,12 +47,30 @@ std::chrono::nanoseconds TokenBucket::DelayFor(std::uint64_t bytes, Clock::time_
   return std::chrono::nanoseconds(static_cast<std::int64_t>(wait));
 }
 
-RateLimiter::RateLimiter(std::uint64_t rate, std::uint64_t depth)
-    : bucket_(rate, depth, TokenBucket::Clock::now()) {}
+void TokenBucket::SetRate(std::uint64_t rate, std::uint64_t depth, Clock::time_point now) {
+  if (rate == 0 || depth == 0) std::abort();
+  Refill(now);
+  rate_ = rate;
+  depth_ = depth;
+  tokens_ = std::min(tokens_, Scaled{depth_} * kNanosPerSecond);
+}
+
+RateLimiter::RateLimiter(std::uint64_t rate, std::uint32_t block_size)
+    : block_size_(block_size),
+      bucket_(rate == 0 ? 1 : rate, BurstDepth(rate == 0 ? 1 : rate, block_size),
+              TokenBucket::Clock::now()),
+      unlimited_(rate == 0) {}
+
+void RateLimiter::SetRate(std::uint64_t rate) {
+  std::lock_guard lock(mutex_);
+  unlimited_ = rate == 0;
+  if (rate > 0) bucket_.SetRate(rate, BurstDepth(rate, block_size_), TokenBucket::Clock::now());
+}
 
 bool RateLimiter::Acquire(std::uint64_t bytes) {
   std::unique_lock lock(mutex_);
   if (aborted_) return false;
+  if (unlimited_) return true;
   // Read the clock under the lock, so the bucket sees time move forward only.
   const auto now = TokenBucket::Clock::now();
   const std::chrono::nanoseconds delay = bucket_.DelayFor(bytes, now);

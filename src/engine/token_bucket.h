@@ -34,6 +34,9 @@ class TokenBucket {
   /// (threads racing to the lock) counts as no time passed.
   std::chrono::nanoseconds DelayFor(std::uint64_t bytes, Clock::time_point now);
 
+  /// Changes the rate from `now` on; the time before it is credited at the old rate.
+  void SetRate(std::uint64_t rate, std::uint64_t depth, Clock::time_point now);
+
   std::uint64_t rate() const { return rate_; }
   std::uint64_t depth() const { return depth_; }
 
@@ -54,7 +57,11 @@ class TokenBucket {
 /// without holding the lock, so other senders reserve (and queue) meanwhile.
 class RateLimiter {
  public:
-  RateLimiter(std::uint64_t rate, std::uint64_t depth);
+  /// `rate` 0: no limit until SetRate() gives one. `block_size`: the burst
+  /// depth follows the rate (BurstDepth).
+  RateLimiter(std::uint64_t rate, std::uint32_t block_size);
+  /// A new rate for later Acquire() calls; 0 lifts the limit.
+  void SetRate(std::uint64_t rate);
 
   /// Blocks until `bytes` may be sent. Returns false at once, or as soon as
   /// Abort() is called during the wait, so an aborted transfer never sleeps on.
@@ -65,7 +72,9 @@ class RateLimiter {
  private:
   std::mutex mutex_;
   std::condition_variable wake_;
+  std::uint32_t block_size_;
   TokenBucket bucket_;
+  bool unlimited_ = false;
   bool aborted_ = false;
 };
 

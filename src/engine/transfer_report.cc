@@ -45,7 +45,10 @@ void TransferReport::Start(double now_s) {
 void TransferReport::OnProgress(double now_s, bool from_source, const Progress& progress,
                                 std::uint64_t sink_bytes) {
   if (!start_s_ || finished_) return;
-  if (from_source) samples_ = progress.stream_samples;
+  if (from_source) {
+    samples_ = progress.stream_samples;
+    active_streams_ = progress.active_streams;
+  }
   if (auto interval = recorder_.Observe(now_s - *start_s_, sink_bytes, samples_)) Add(*interval);
 }
 
@@ -57,7 +60,8 @@ void TransferReport::Finish(double now_s, std::uint64_t sink_bytes) {
   CloseCsv();
 }
 
-void TransferReport::Add(const ReportInterval& interval) {
+void TransferReport::Add(ReportInterval interval) {
+  interval.active_streams = active_streams_;
   if (csv_ != nullptr) {
     std::fputs(FormatCsvRows(interval, unix_start_).c_str(), csv_);
     std::fflush(csv_);  // rows are for watching a long run as it goes

@@ -41,7 +41,7 @@ class TransferReport {
   void PrintJson(ReportEnd end);
 
  private:
-  void Add(const ReportInterval& interval);
+  void Add(ReportInterval interval);
   void CloseCsv();
 
   const Options& options_;
@@ -52,6 +52,7 @@ class TransferReport {
   double end_s_ = 0;
   bool finished_ = false;
   std::vector<StreamSample> samples_;      ///< the source's latest
+  std::uint16_t active_streams_ = 0;       ///< the source's latest
   std::vector<ReportInterval> intervals_;  ///< kept only for --json
 };
 

@@ -45,6 +45,9 @@ void PutParams(WireWriter& w, const TransferParams& p) {
   w.String(p.congestion_control);
   w.U8(static_cast<std::uint8_t>(p.compress_level));
   PutBool(w, p.ordered);
+  PutBool(w, p.auto_streams);
+  w.U16(p.min_streams);
+  PutBool(w, p.polite);
 }
 TransferParams GetParams(WireReader& r) {
   TransferParams p;
@@ -72,6 +75,10 @@ TransferParams GetParams(WireReader& r) {
     WireReader::Fail("compression level out of range");
   }
   p.ordered = GetBool(r);
+  p.auto_streams = GetBool(r);
+  p.min_streams = r.U16();
+  if (p.min_streams < 1 || p.min_streams > p.streams) WireReader::Fail("minimum stream count out of range");
+  p.polite = GetBool(r);
   return p;
 }
 
@@ -118,33 +125,68 @@ FileEntry GetEntry(WireReader& r) {
   return e;
 }
 
+/// A resume list is a sequence of items: 0 = one partial file (`u32 id`,
+/// `u32 k` + k kept ranges), 1 = a run of complete files (`u32 first`, `u32 count`).
 void PutResume(WireWriter& w, const std::vector<ResumeEntry>& resume) {
-  w.U32(static_cast<std::uint32_t>(resume.size()));
-  for (const auto& e : resume) {
-    w.U32(e.id);
-    PutBool(w, e.complete);
-    w.U32(static_cast<std::uint32_t>(e.kept.size()));
-    for (const auto& [begin, end] : e.kept) {
-      w.U64(begin);
-      w.U64(end);
+  WireWriter items;
+  std::uint32_t n = 0;
+  for (std::size_t i = 0; i < resume.size(); ++n) {
+    const ResumeEntry& e = resume[i];
+    if (!e.complete) {
+      items.U8(0);
+      items.U32(e.id);
+      items.U32(static_cast<std::uint32_t>(e.kept.size()));
+      for (const auto& [begin, end] : e.kept) {
+        items.U64(begin);
+        items.U64(end);
+      }
+      ++i;
+      continue;
     }
+    std::size_t j = i + 1;
+    while (j < resume.size() && resume[j].complete &&
+           std::uint64_t{resume[j].id} == std::uint64_t{resume[j - 1].id} + 1) {
+      ++j;
+    }
+    items.U8(1);
+    items.U32(e.id);
+    items.U32(static_cast<std::uint32_t>(j - i));
+    i = j;
   }
+  w.U32(n);
+  w.Bytes(items.data());
 }
-/// Ranges must be non-empty, sorted and disjoint, so a receiver can use them as they are.
+/// Ids strictly increasing, ranges non-empty, sorted and disjoint, within the
+/// limits: a receiver can use the list as it is.
 std::vector<ResumeEntry> GetResume(WireReader& r) {
   std::uint32_t n = r.U32();
-  if (n > kMaxKeptRanges) WireReader::Fail("too many resumed files");
+  if (n > kMaxResumeFiles) WireReader::Fail("too many resumed files");
   std::vector<ResumeEntry> out;
-  out.reserve(std::min<std::size_t>(n, r.remaining() / 9));
-  std::size_t total = 0;
+  std::size_t ranges_total = 0;
+  auto check_next = [&out](std::uint64_t id) {
+    if (!out.empty() && id <= out.back().id) WireReader::Fail("resumed files out of order");
+  };
   for (std::uint32_t i = 0; i < n; ++i) {
+    std::uint8_t kind = r.U8();
+    if (kind == 1) {
+      std::uint32_t first = r.U32();
+      std::uint32_t count = r.U32();
+      check_next(first);
+      if (count == 0 || count > kMaxResumeFiles - out.size() ||
+          std::uint64_t{first} + count - 1 > UINT32_MAX) {
+        WireReader::Fail("run of complete files out of range");
+      }
+      for (std::uint32_t k = 0; k < count; ++k) out.push_back({first + k, true, {}});
+      continue;
+    }
+    if (kind != 0) WireReader::Fail("unknown resume item");
     ResumeEntry e;
     e.id = r.U32();
-    if (!out.empty() && e.id <= out.back().id) WireReader::Fail("resumed files out of order");
-    e.complete = GetBool(r);
+    check_next(e.id);
+    if (out.size() >= kMaxResumeFiles) WireReader::Fail("too many resumed files");
     std::uint32_t ranges = r.U32();
-    total += ranges;
-    if (total > kMaxKeptRanges) WireReader::Fail("too many kept ranges");
+    ranges_total += ranges;
+    if (ranges_total > kMaxKeptRanges) WireReader::Fail("too many kept ranges");
     e.kept.reserve(std::min<std::size_t>(ranges, r.remaining() / 16));
     for (std::uint32_t k = 0; k < ranges; ++k) {
       std::uint64_t begin = r.U64();
@@ -168,6 +210,7 @@ void PutStreamSample(WireWriter& w, const StreamSample& s) {
   w.U32(s.cwnd);
   w.U32(s.retrans);
   w.U64(s.delivery_rate);
+  w.U64(s.acked);
 }
 StreamSample GetStreamSample(WireReader& r) {
   StreamSample s;
@@ -179,6 +222,7 @@ StreamSample GetStreamSample(WireReader& r) {
   s.cwnd = r.U32();
   s.retrans = r.U32();
   s.delivery_rate = r.U64();
+  s.acked = r.U64();
   return s;
 }
 
@@ -250,6 +294,8 @@ struct Encoder {
     w.U16(m.streams);
     w.U16(static_cast<std::uint16_t>(m.stream_samples.size()));
     for (const auto& s : m.stream_samples) PutStreamSample(w, s);
+    w.U16(m.active_streams);
+    w.String(m.controller_note);
   }
   void operator()(const FileDone& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kFileDone));
@@ -364,6 +410,9 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       if (n > kMaxStreamSamples) WireReader::Fail("too many stream samples in Progress");
       m.stream_samples.reserve(n);
       for (std::uint16_t i = 0; i < n; ++i) m.stream_samples.push_back(GetStreamSample(r));
+      m.active_streams = r.U16();
+      if (m.active_streams > kMaxStreamSamples) WireReader::Fail("active stream count out of range");
+      m.controller_note = r.String(256);
       return m;
     }
     case MessageType::kFileDone: {

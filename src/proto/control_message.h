@@ -26,8 +26,13 @@ constexpr std::size_t kMaxTextLength = 8192;
 constexpr std::size_t kMaxAddresses = 16;
 constexpr std::size_t kMaxEntriesPerList = 65536;
 constexpr std::size_t kMaxSources = 4096;
-/// Kept ranges in one SinkReady or SourceStart, over all files.
-constexpr std::size_t kMaxKeptRanges = 1u << 20;
+/// Kept ranges in one SinkReady or SourceStart, over all files (16 bytes
+/// each, so they fit a control message with room to spare). A sink with more
+/// drops the rest: their data is simply sent again.
+constexpr std::size_t kMaxKeptRanges = 1u << 19;
+/// Files a resume list may name. Complete files travel as runs of ids, so a
+/// re-run of a huge tree that is mostly in place stays small on the wire.
+constexpr std::size_t kMaxResumeFiles = 1u << 24;
 
 enum class MessageType : std::uint16_t {
   kHello = 1,
@@ -82,6 +87,11 @@ struct TransferParams {
   std::string congestion_control;   ///< TCP_CONGESTION; empty = the kernel's default
   std::int8_t compress_level = -1;  ///< zlib level 1..9; -1 = off
   bool ordered = false;             ///< write in order even to a seekable target
+  /// -s auto: `streams` are connected, and a controller at the source decides
+  /// how many of them (from min_streams up) carry data.
+  bool auto_streams = false;
+  std::uint16_t min_streams = 1;
+  bool polite = false;  ///< --polite: the controller also yields when the RTT rises
 };
 /// What a re-run does with the partial state an earlier run left.
 enum class ResumeMode : std::uint8_t {
@@ -133,6 +143,7 @@ struct StreamSample {
   std::uint32_t cwnd = 0;           ///< segments
   std::uint32_t retrans = 0;        ///< segments retransmitted so far
   std::uint64_t delivery_rate = 0;  ///< bytes/s, the kernel's estimate
+  std::uint64_t acked = 0;          ///< bytes the peer acknowledged (TCP_INFO bytes_acked)
 };
 /// At most one sample per data stream.
 constexpr std::size_t kMaxStreamSamples = 64;
@@ -142,6 +153,8 @@ struct Progress {
   std::uint64_t files_done = 0;
   std::uint16_t streams = 0;
   std::vector<StreamSample> stream_samples;  ///< the source's streams; empty from a sink
+  std::uint16_t active_streams = 0;          ///< streams carrying data (source; 0 from a sink)
+  std::string controller_note;               ///< -s auto: a new decision and why, else empty
 };
 /// sink -> agent: a file is verified and in place.
 struct FileDone {

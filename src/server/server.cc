@@ -12,6 +12,7 @@
 #include "engine/sink_session.h"
 #include "engine/source_list.h"
 #include "engine/source_session.h"
+#include "engine/stream_controller.h"
 #include "proto/control_channel.h"
 
 namespace braid {
@@ -137,6 +138,14 @@ class Server {
   }
 
   void StartSource(const SourceStart& start) {
+    if (start.params.auto_streams) {
+      StreamControllerConfig config;
+      config.min_streams = start.params.min_streams;
+      config.max_streams = start.params.streams;
+      config.polite = start.params.polite;
+      controller_ = std::make_unique<StreamController>(config);
+      polite_ = start.params.polite;
+    }
     source_ = std::make_unique<SourceSession>(std::move(source_files_), start, label_);
     TransferState& state = source_->state();
     worker_ = std::thread([this, &state] {
@@ -177,7 +186,11 @@ class Server {
       p.bytes = state.bytes.load();
       p.files_done = state.files_done.load();
       p.streams = state.streams.load();
-      if (source_) p.stream_samples = source_->StreamSamples();
+      if (source_) {
+        p.stream_samples = source_->StreamSamples();
+        p.active_streams = static_cast<std::uint16_t>(source_->active_streams());
+        if (controller_) Steer(p);
+      }
       return p;
     };
     std::thread reporter([&] {
@@ -206,6 +219,19 @@ class Server {
     std::lock_guard lock(done_mutex_);
     work_done_ = true;
     done_cv_.notify_all();
+  }
+
+  /// -s auto: the controller sees what the streams did and says how many
+  /// should carry data next; its reasons go to the agent for -v.
+  void Steer(Progress& p) {
+    // Throughput is what the peer acknowledged: bytes written only filled a
+    // socket buffer, which with large windows holds seconds of data.
+    std::vector<StreamSample> acked = p.stream_samples;
+    for (StreamSample& s : acked) s.bytes = s.acked;
+    StreamDecision d = controller_->Update(std::chrono::steady_clock::now(), acked, p.active_streams);
+    source_->SetActiveStreams(d.streams);
+    if (polite_) source_->SetPace(d.pace_Bps);
+    if (d.news) p.controller_note = d.reason.substr(0, 256);
   }
 
   void SendError(const BraidError& e) {
@@ -238,6 +264,8 @@ class Server {
   std::vector<SourceFile> source_files_;
   std::vector<FileEntry> sink_entries_;
   std::unique_ptr<SourceSession> source_;
+  std::unique_ptr<StreamController> controller_;  ///< -s auto; null for a fixed count
+  bool polite_ = false;
   std::unique_ptr<SinkSession> sink_;
   std::thread worker_;
   std::mutex done_mutex_;

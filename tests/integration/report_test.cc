@@ -144,7 +144,7 @@ TEST_F(ReportTest, CsvHasAHeaderAndRowsForEveryStreamThatAddUp) {
   std::ifstream in(csv);
   std::string line;
   ASSERT_TRUE(std::getline(in, line));
-  EXPECT_EQ(line, "time,stream,bytes,rate_Bps,rtt_us,cwnd,retransmits");
+  EXPECT_EQ(line, "time,stream,bytes,rate_Bps,rtt_us,cwnd,retransmits,active_streams");
   std::map<int, std::uint64_t> bytes_by_stream;
   std::map<int, double> last_time;
   int rows = 0;

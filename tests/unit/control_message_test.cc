@@ -169,7 +169,7 @@ FileDone SampleFileDone() {
 }
 
 Progress SampleProgress() {
-  Progress m{1ull << 40, 77, 9, {}};
+  Progress m{1ull << 40, 77, 9, {}, 5, "probe 4->8"};
   m.stream_samples.push_back({0, 1ull << 33, 1234, 56, 789, 3, 0x0102030405060708ull});
   m.stream_samples.push_back({63, 0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFFu, 0, 1, 0xFFFFFFFFu, 0});
   return m;
@@ -382,7 +382,7 @@ TEST(ControlMessageTest, SourceStartRoundTrip) {
 }
 
 TEST(ControlMessageTest, ProgressRoundTrip) {
-  Progress out = RoundTrip(Progress{0xFEDCBA9876543210ull, 0x0102030405060708ull, 0xABCD, {}});
+  Progress out = RoundTrip(Progress{0xFEDCBA9876543210ull, 0x0102030405060708ull, 0xABCD, {}, 0, ""});
   EXPECT_EQ(out.bytes, 0xFEDCBA9876543210ull);
   EXPECT_EQ(out.files_done, 0x0102030405060708ull);
   EXPECT_EQ(out.streams, 0xABCD);
@@ -504,7 +504,7 @@ TEST(ControlMessageTest, TrailingGarbageIsRejected) {
 
 TEST(ControlMessageTest, UnknownTypeIsRejected) {
   for (std::uint16_t type :
-       std::initializer_list<std::uint16_t>{0, 15, 16, 0x0100, 0x8000, 0xFFFF}) {
+       std::initializer_list<std::uint16_t>{0, 16, 17, 0x0100, 0x8000, 0xFFFF}) {
     WireWriter w;
     w.U16(type);
     EXPECT_EQ(DecodeError(w.data()), ErrorCode::kProtocol) << type;
@@ -852,6 +852,385 @@ TEST(IsSafeRelativePathTest, RejectsEmbeddedNul) {
   EXPECT_FALSE(IsSafeRelativePath(std::string_view("\0", 1)));
   EXPECT_FALSE(IsSafeRelativePath(std::string_view("abc\0", 4)));
   EXPECT_FALSE(IsSafeRelativePath(std::string_view("a/\0/b", 5)));
+}
+
+// ---------------------------------------------------------------- resume
+
+std::vector<ResumeEntry> SampleResume() {
+  return {
+      {0, true, {}},
+      {3, false, {{0, 4096}, {8192, 1u << 20}, {(1ull << 40), (1ull << 40) + 1}}},
+      {4, false, {{5, 6}}},
+      {0xFFFFFFFFu, false, {{0, std::numeric_limits<std::uint64_t>::max()}}},
+  };
+}
+
+SinkReady SampleSinkReady() {
+  SinkReady m;
+  m.addresses = {"10.0.0.1", "::1"};
+  m.port = 40000;
+  m.resume = SampleResume();
+  m.kept_bytes = 0x0123456789ABCDEFull;
+  m.failed_blocks = 0xFEDCBA98u;
+  return m;
+}
+
+void ExpectResumeEq(const std::vector<ResumeEntry>& a, const std::vector<ResumeEntry>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(a[i].id, b[i].id);
+    EXPECT_EQ(a[i].complete, b[i].complete);
+    EXPECT_EQ(a[i].kept, b[i].kept);
+  }
+}
+
+/// A SinkReady and a SourceStart carrying `resume`, encoded.
+std::vector<Bytes> WithResume(const std::vector<ResumeEntry>& resume) {
+  SinkReady ready = SampleSinkReady();
+  ready.resume = resume;
+  SourceStart start = SampleSourceStart();
+  start.resume = resume;
+  return {EncodeMessage(ready), EncodeMessage(start)};
+}
+
+/// Decodes and returns the reason of the protocol error; empty when none.
+std::string DecodeFailure(const Bytes& bytes) {
+  try {
+    DecodeMessage(bytes);
+  } catch (const BraidError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kProtocol);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ControlMessageTest, SinkOpenResumeFieldsRoundTrip) {
+  for (ResumeMode mode : {ResumeMode::kAuto, ResumeMode::kRequire, ResumeMode::kOff}) {
+    for (bool verify : {false, true}) {
+      for (bool keep : {false, true}) {
+        SinkOpen in = SampleSinkOpen();
+        in.resume = mode;
+        in.verify_kept = verify;
+        in.keep_partial = keep;
+        SinkOpen out = RoundTrip(in);
+        EXPECT_EQ(out.resume, mode);
+        EXPECT_EQ(out.verify_kept, verify);
+        EXPECT_EQ(out.keep_partial, keep);
+        EXPECT_EQ(out.target, in.target);
+      }
+    }
+  }
+  SinkOpen defaults = RoundTrip(SinkOpen{});
+  EXPECT_EQ(defaults.resume, ResumeMode::kAuto);
+  EXPECT_TRUE(defaults.verify_kept);
+  EXPECT_TRUE(defaults.keep_partial);
+}
+
+TEST(ControlMessageTest, SinkOpenUnknownResumeModeIsRejected) {
+  SinkOpen a = SampleSinkOpen();
+  SinkOpen b = a;
+  a.resume = ResumeMode::kAuto;
+  b.resume = ResumeMode::kOff;
+  Bytes bytes = EncodeMessage(a);
+  std::size_t at = OnlyDifference(bytes, EncodeMessage(b));
+  EXPECT_EQ(bytes[at], 0);
+  for (std::uint8_t mode : {std::uint8_t{3}, std::uint8_t{4}, std::uint8_t{0x80}, std::uint8_t{0xFF}}) {
+    Bytes bad = bytes;
+    bad[at] = mode;
+    EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol) << int{mode};
+  }
+  bytes[at] = 2;
+  ControlMessage m = DecodeMessage(bytes);
+  ASSERT_TRUE(std::holds_alternative<SinkOpen>(m));
+  EXPECT_EQ(std::get<SinkOpen>(m).resume, ResumeMode::kOff);
+}
+
+TEST(ControlMessageTest, SinkOpenResumeBooleansAreChecked) {
+  SinkOpen a = SampleSinkOpen();
+  SinkOpen b = a;
+  a.verify_kept = false;
+  b.verify_kept = true;
+  ExpectBadBooleanRejected(a, b, "verify_kept");
+  a = b = SampleSinkOpen();
+  a.keep_partial = false;
+  b.keep_partial = true;
+  ExpectBadBooleanRejected(a, b, "keep_partial");
+}
+
+TEST(ControlMessageTest, SinkReadyWithResumeRoundTrip) {
+  SinkReady in = SampleSinkReady();
+  SinkReady out = RoundTrip(in);
+  EXPECT_EQ(out.addresses, in.addresses);
+  EXPECT_EQ(out.port, in.port);
+  ExpectResumeEq(out.resume, in.resume);
+  EXPECT_EQ(out.kept_bytes, in.kept_bytes);
+  EXPECT_EQ(out.failed_blocks, in.failed_blocks);
+}
+
+TEST(ControlMessageTest, SourceStartWithResumeRoundTrip) {
+  SourceStart in = SampleSourceStart();
+  in.resume = SampleResume();
+  SourceStart out = RoundTrip(in);
+  EXPECT_EQ(out.addresses, in.addresses);
+  EXPECT_EQ(out.port, in.port);
+  ExpectParamsEq(out.params, in.params);
+  ExpectResumeEq(out.resume, in.resume);
+  EXPECT_TRUE(RoundTrip(SampleSourceStart()).resume.empty());
+}
+
+TEST(ControlMessageTest, ResumeItemKindIsZeroOrOne) {
+  // A partial file is item kind 0; changing that byte to 2 or 0xFF is refused.
+  for (const Bytes& good : WithResume({{1, false, {{0, 10}}}})) {
+    Bytes ref = good;
+    std::size_t at = 0;
+    bool found = false;
+    // The kind byte is followed by the id 1 as a big-endian u32.
+    for (std::size_t i = 0; i + 4 < ref.size(); ++i) {
+      if (ref[i] == 0 && ref[i + 1] == 0 && ref[i + 2] == 0 && ref[i + 3] == 0 && ref[i + 4] == 1) {
+        at = i;
+        found = true;
+      }
+    }
+    ASSERT_TRUE(found);
+    for (std::uint8_t bad : {std::uint8_t{2}, std::uint8_t{0xFF}}) {
+      Bytes b = ref;
+      b[at] = bad;
+      EXPECT_NE(DecodeFailure(b), "");
+    }
+  }
+}
+
+TEST(ControlMessageTest, RunsOfCompleteFilesRoundTripAndStaySmall) {
+  SinkReady m = SampleSinkReady();
+  m.resume.clear();
+  for (std::uint32_t i = 10; i < 20010; ++i) m.resume.push_back({i, true, {}});
+  m.resume.push_back({30000, false, {{0, 4096}}});
+  m.resume.push_back({30001, true, {}});
+  Bytes b = EncodeMessage(m);
+  EXPECT_LT(b.size(), EncodeMessage(SampleSinkReady()).size() + 200);  // one run, not 20000 entries
+  SinkReady out = std::get<SinkReady>(DecodeMessage(b));
+  ASSERT_EQ(out.resume.size(), m.resume.size());
+  for (std::size_t i = 0; i < m.resume.size(); ++i) {
+    EXPECT_EQ(out.resume[i].id, m.resume[i].id);
+    EXPECT_EQ(out.resume[i].complete, m.resume[i].complete);
+    EXPECT_EQ(out.resume[i].kept, m.resume[i].kept);
+  }
+}
+
+TEST(ControlMessageTest, ResumeIdsMustStrictlyIncrease) {
+  const std::vector<std::vector<ResumeEntry>> bad = {
+      {{3, false, {{0, 1}}}, {3, false, {{0, 1}}}},      // repeated
+      {{3, true, {}}, {2, true, {}}},                    // decreasing
+      {{0, true, {}}, {5, true, {}}, {4, true, {}}},     // a later pair
+      {{0xFFFFFFFFu, true, {}}, {0, true, {}}},          // wrapped
+  };
+  for (const auto& resume : bad) {
+    for (const Bytes& b : WithResume(resume)) {
+      std::string why = DecodeFailure(b);
+      EXPECT_NE(why.find("resumed files out of order"), std::string::npos) << why;
+    }
+  }
+  for (const Bytes& b : WithResume({{0, true, {}}, {1, true, {}}, {0xFFFFFFFFu, true, {}}})) {
+    EXPECT_NO_THROW(DecodeMessage(b));
+  }
+}
+
+TEST(ControlMessageTest, KeptRangesMustBeNonEmptySortedAndDisjoint) {
+  struct Bad {
+    std::vector<ByteRange> kept;
+    const char* why;
+  };
+  const std::vector<Bad> bad = {
+      {{{5, 5}}, "empty kept range"},
+      {{{6, 5}}, "empty kept range"},
+      {{{0, 10}, {20, 20}}, "empty kept range"},
+      {{{20, 30}, {0, 10}}, "kept ranges out of order"},
+      {{{0, 10}, {5, 15}}, "kept ranges out of order"},    // overlapping
+      {{{0, 10}, {0, 10}}, "kept ranges out of order"},    // repeated
+      {{{0, 10}, {10, 20}}, "kept ranges out of order"},   // touching: should have been one
+      {{{0, 100}, {10, 20}}, "kept ranges out of order"},  // contained
+      {{{0, 1}, {2, 3}, {2, 4}}, "kept ranges out of order"},
+  };
+  for (const Bad& c : bad) {
+    for (const Bytes& b : WithResume({{1, false, {{0, 1}}}, {2, false, c.kept}})) {
+      std::string why = DecodeFailure(b);
+      EXPECT_NE(why.find(c.why), std::string::npos) << why;
+    }
+  }
+  for (const Bytes& b : WithResume({{2, false, {{0, 10}, {11, 20}, {100, 200}}}})) {
+    EXPECT_NO_THROW(DecodeMessage(b));
+  }
+}
+
+TEST(ControlMessageTest, TooManyResumeEntriesAreRejectedWithoutAllocating) {
+  SinkReady none = SampleSinkReady();
+  none.resume.clear();
+  for (bool ready : {true, false}) {
+    SCOPED_TRACE(ready ? "SinkReady" : "SourceStart");
+    // Without entries the list is a zero count: last in a SourceStart, before
+    // the two totals in a SinkReady.
+    Bytes prefix = ready ? EncodeMessage(none) : EncodeMessage(SampleSourceStart());
+    std::size_t count_at = prefix.size() - (ready ? 16 : 4);
+    Bytes good = WithResume(SampleResume())[ready ? 0 : 1];
+    ASSERT_EQ(good[count_at + 3], SampleResume().size());
+    for (std::uint32_t n : {static_cast<std::uint32_t>(kMaxResumeFiles + 1), 0xFFFFFFFFu}) {
+      WireWriter w;
+      w.Bytes(std::span(prefix).first(count_at));
+      w.U32(n);
+      std::string why = DecodeFailure(w.data());
+      EXPECT_NE(why.find("too many resumed files"), std::string::npos) << why;
+    }
+  }
+}
+
+TEST(ControlMessageTest, TooManyKeptRangesAreRejected) {
+  SinkReady none = SampleSinkReady();
+  none.resume.clear();
+  Bytes prefix = EncodeMessage(none);
+  std::size_t count_at = prefix.size() - 16;
+  auto start = [&](std::uint32_t files) {
+    WireWriter w;
+    w.Bytes(std::span(prefix).first(count_at));
+    w.U32(files);
+    return w;
+  };
+  // One file declaring more ranges than allowed: rejected before reading any.
+  {
+    WireWriter w = start(1);
+    w.U32(1);
+    w.U8(0);
+    w.U32(static_cast<std::uint32_t>(kMaxKeptRanges + 1));
+    std::string why = DecodeFailure(w.data());
+    EXPECT_NE(why.find("too many kept ranges"), std::string::npos) << why;
+  }
+  // Exactly the limit passes the count check (then runs out of bytes).
+  {
+    WireWriter w = start(1);
+    w.U32(1);
+    w.U8(0);
+    w.U32(static_cast<std::uint32_t>(kMaxKeptRanges));
+    std::string why = DecodeFailure(w.data());
+    EXPECT_NE(why.find("truncated"), std::string::npos) << why;
+  }
+  // The limit is over all files together.
+  {
+    const auto half = static_cast<std::uint32_t>(kMaxKeptRanges / 2);
+    WireWriter w = start(2);
+    w.U32(1);
+    w.U8(0);
+    w.U32(half);
+    for (std::uint64_t i = 0; i < half; ++i) {
+      w.U64(2 * i);
+      w.U64(2 * i + 1);
+    }
+    w.U32(2);
+    w.U8(0);
+    w.U32(half + 1);
+    std::string why = DecodeFailure(w.data());
+    EXPECT_NE(why.find("too many kept ranges"), std::string::npos) << why;
+  }
+}
+
+TEST(ControlMessageTest, EveryTruncationOfAResumeListIsAProtocolError) {
+  std::vector<ControlMessage> messages;
+  messages.push_back(SampleSinkReady());
+  SourceStart start = SampleSourceStart();
+  start.resume = SampleResume();
+  messages.push_back(start);
+  for (const auto& m : messages) {
+    SCOPED_TRACE(MessageName(m));
+    Bytes full = EncodeMessage(m);
+    ASSERT_NO_THROW(DecodeMessage(full));
+    for (std::size_t n = 0; n < full.size(); ++n) {
+      // An exact-size copy, so reading one byte too far is caught by sanitizers.
+      Bytes prefix(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(n));
+      EXPECT_EQ(DecodeError(prefix), ErrorCode::kProtocol) << "prefix of " << n;
+    }
+  }
+}
+
+TEST(ControlMessageTest, MutatedResumeListsDecodeOnlyToValidLists) {
+  // Whatever survives decoding can be used as it is: ids increasing, ranges
+  // non-empty, sorted and apart.
+  std::mt19937 rng(7331);
+  const Bytes seed = EncodeMessage(SampleSinkReady());
+  SinkReady none = SampleSinkReady();
+  none.resume.clear();
+  const std::size_t list_at = EncodeMessage(none).size() - 16;
+  int decoded = 0;
+  for (int iter = 0; iter < 5000; ++iter) {
+    Bytes b = seed;
+    int flips = std::uniform_int_distribution<int>(1, 3)(rng);
+    for (int i = 0; i < flips; ++i) {
+      std::size_t at = std::uniform_int_distribution<std::size_t>(list_at, b.size() - 1)(rng);
+      b[at] = static_cast<std::uint8_t>(rng() % 4 == 0 ? rng() : b[at] ^ (1u << (rng() % 8)));
+    }
+    try {
+      ControlMessage m = DecodeMessage(b);
+      ASSERT_TRUE(std::holds_alternative<SinkReady>(m));
+      const auto& resume = std::get<SinkReady>(m).resume;
+      ++decoded;
+      for (std::size_t i = 0; i < resume.size(); ++i) {
+        if (i > 0) {
+          ASSERT_GT(resume[i].id, resume[i - 1].id) << iter;
+        }
+        for (std::size_t k = 0; k < resume[i].kept.size(); ++k) {
+          ASSERT_LT(resume[i].kept[k].first, resume[i].kept[k].second) << iter;
+          if (k > 0) {
+            ASSERT_GT(resume[i].kept[k].first, resume[i].kept[k - 1].second) << iter;
+          }
+        }
+      }
+    } catch (const BraidError& e) {
+      ASSERT_EQ(e.code(), ErrorCode::kProtocol) << iter;
+    }
+  }
+  EXPECT_GT(decoded, 100);
+}
+
+TEST(ControlMessageTest, KeptRoundTrip) {
+  for (const Kept& in : {Kept{0, 0}, Kept{123, 2}, Kept{~0ull, 0xFFFFFFFFu}}) {
+    Kept out = RoundTrip(in);
+    EXPECT_EQ(out.bytes, in.bytes);
+    EXPECT_EQ(out.partial_files, in.partial_files);
+  }
+  EXPECT_STREQ(MessageName(Kept{}), "Kept");
+  Bytes b = EncodeMessage(Kept{1, 2});
+  EXPECT_EQ(b.size(), 2u + 8u + 4u);
+  EXPECT_EQ((b[0] << 8) | b[1], static_cast<int>(MessageType::kKept));
+}
+
+TEST(ControlMessageTest, FileEntryFingerprintRoundTrip) {
+  for (std::uint64_t fp : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{0x0123456789ABCDEFull},
+                          ~std::uint64_t{0}}) {
+    FileList in;
+    in.entries.push_back(RegularEntry(0, "a"));
+    in.entries.push_back(RegularEntry(1, "b"));
+    in.entries[0].fingerprint = fp;
+    in.entries[1].fingerprint = ~fp;
+    FileList out = RoundTrip(in);
+    ASSERT_EQ(out.entries.size(), 2u);
+    EXPECT_EQ(out.entries[0].fingerprint, fp);
+    EXPECT_EQ(out.entries[1].fingerprint, ~fp);
+    ExpectEntryEq(out.entries[0], in.entries[0]);
+  }
+}
+
+TEST(ControlMessageTest, ResumeListForMoreThanAMillionCompletedFilesDecodes) {
+  // A re-run of an interrupted copy of a large tree: every file already in
+  // place gets a `complete` entry. File lists have no total limit (they come in
+  // chunks), so neither may the resume list that answers them; a SinkReady
+  // the agent cannot decode fails every re-run of such a tree.
+  SinkReady m = SampleSinkReady();
+  m.resume.clear();
+  const auto n = static_cast<std::uint32_t>(kMaxKeptRanges + 1);
+  m.resume.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) m.resume.push_back({i, true, {}});
+  Bytes b = EncodeMessage(m);
+  ASSERT_LE(b.size(), kMaxControlMessage);
+  std::string why = DecodeFailure(b);
+  EXPECT_EQ(why, "") << "a SinkReady for " << n << " completed files is rejected";
 }
 
 }  // namespace

@@ -305,15 +305,15 @@ TEST(JsonReportTest, UnsetOptionsAreNullAndAnErrorIsReported) {
 }
 
 TEST(CsvReportTest, HeaderAndOneRowPerStream) {
-  EXPECT_EQ(CsvHeader(), "time,stream,bytes,rate_Bps,rtt_us,cwnd,retransmits\n");
+  EXPECT_EQ(CsvHeader(), "time,stream,bytes,rate_Bps,rtt_us,cwnd,retransmits,active_streams\n");
   std::vector<ReportInterval> ivs = SampleIntervals();
   EXPECT_EQ(FormatCsvRows(ivs[0], 1700000000.0),
-            "1700000001.100,0,600,545,100,10,0\n"
-            "1700000001.100,1,500,455,120,12,3\n");
+            "1700000001.100,0,600,545,100,10,0,0\n"
+            "1700000001.100,1,500,455,120,12,3,0\n");
   ReportInterval no_streams{0, 1, 100, {}};
   EXPECT_EQ(FormatCsvRows(no_streams, 0), "");
-  ReportInterval no_time{2, 2, 0, {{5, 10, 1, 2, 3}}};
-  EXPECT_EQ(FormatCsvRows(no_time, 0), "2.000,5,10,0,1,2,3\n");
+  ReportInterval no_time{2, 2, 0, {{5, 10, 1, 2, 3}}, 7};
+  EXPECT_EQ(FormatCsvRows(no_time, 0), "2.000,5,10,0,1,2,3,7\n");
 }
 
 }  // namespace

@@ -154,8 +154,8 @@ TEST(RateLimiterTest, AbortWakesAWaiterAtOnceAndRefusesLaterCalls) {
 }
 
 TEST(RateLimiterTest, ThreadsShareOneBudget) {
-  // Four threads each take 10 x 10 KB at 1 MB/s (depth 10 KB): 400 KB in
-  // total needs about 0.39 s however the threads interleave.
+  // Four threads each take 10 x 10 KB at 1 MB/s (10 KB blocks, so a depth of
+  // 20 ms = 20 KB): 400 KB in total needs about 0.38 s however they interleave.
   RateLimiter limiter(1'000'000, 10'000);
   auto start = Clock::now();
   std::vector<std::thread> threads;
@@ -165,7 +165,34 @@ TEST(RateLimiterTest, ThreadsShareOneBudget) {
     });
   }
   for (auto& t : threads) t.join();
-  EXPECT_GE(Clock::now() - start, milliseconds(385));
+  EXPECT_GE(Clock::now() - start, milliseconds(375));
+}
+
+TEST(RateLimiterTest, RateZeroIsUnlimitedUntilSetAndSetRateZeroLiftsIt) {
+  RateLimiter limiter(0, 10'000);
+  auto start = Clock::now();
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(limiter.Acquire(1'000'000));  // 1 GB, no wait
+  EXPECT_LT(Clock::now() - start, milliseconds(200));
+
+  limiter.SetRate(1'000'000);  // 1 MB/s, depth 20 KB
+  start = Clock::now();
+  for (int i = 0; i < 12; ++i) ASSERT_TRUE(limiter.Acquire(10'000));
+  EXPECT_GE(Clock::now() - start, milliseconds(95));  // 120 KB - 20 KB at 1 MB/s
+
+  limiter.SetRate(0);
+  start = Clock::now();
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(limiter.Acquire(1'000'000));
+  EXPECT_LT(Clock::now() - start, milliseconds(200));
+}
+
+TEST(TokenBucketTest, SetRateCreditsTheTimeBeforeAtTheOldRate) {
+  TokenBucket bucket(1000, 1000, kT0);
+  EXPECT_EQ(bucket.DelayFor(1000, kT0), nanoseconds(0));  // empties it
+  // Half a second at 1000 B/s refills 500; then 2000 B/s with depth 4000.
+  bucket.SetRate(2000, 4000, kT0 + milliseconds(500));
+  EXPECT_EQ(bucket.DelayFor(500, kT0 + milliseconds(500)), nanoseconds(0));
+  // Empty now: 1000 more bytes take half a second at the new rate.
+  EXPECT_EQ(bucket.DelayFor(1000, kT0 + milliseconds(500)), milliseconds(500));
 }
 
 /// ParseCommandLine on `args` after the program name.
