@@ -1,6 +1,8 @@
 #include "transport/data_socket.h"
 
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -14,6 +16,11 @@ namespace braid {
 DataSocket::DataSocket(UniqueFd fd, std::string peer) : fd_(std::move(fd)), peer_(std::move(peer)) {
   int flags = ::fcntl(fd_.get(), F_GETFL);
   if (flags >= 0) ::fcntl(fd_.get(), F_SETFL, flags & ~O_NONBLOCK);
+}
+
+void DataSocket::LimitUnsent(std::uint32_t bytes) {
+  int value = static_cast<int>(bytes);
+  (void)::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NOTSENT_LOWAT, &value, sizeof value);
 }
 
 void DataSocket::Fail(const std::string& what, int err) const {

@@ -26,6 +26,11 @@ class DataSocket {
   bool ReadExact(void* out, std::size_t n, bool eof_ok = false);
   /// Wakes any thread blocked on this socket; safe from another thread.
   void Shutdown();
+  /// Lets a send complete only while at most `bytes` are unsent in the kernel
+  /// (TCP_NOTSENT_LOWAT). A deep backlog ties blocks to one stream: on a long
+  /// path a slow stream then holds the end of the copy, and its bytes-acked
+  /// lag seconds behind what was written. Best effort.
+  void LimitUnsent(std::uint32_t bytes);
 
   int fd() const { return fd_.get(); }
   const std::string& peer() const { return peer_; }

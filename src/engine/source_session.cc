@@ -448,6 +448,7 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
     std::lock_guard lock(s.sockets_mutex);
     for (auto& c : connected.streams) {
       s.sockets.push_back(std::make_unique<DataSocket>(std::move(c.fd), c.peer));
+      s.sockets.back()->LimitUnsent(2 * p.block_size);
       s.stream_index.push_back(c.index);
     }
   }
