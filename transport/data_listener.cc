@@ -3,6 +3,7 @@
 #include <boost/asio.hpp>
 
 #include <array>
+#include <random>
 #include <vector>
 
 #include "braid/error.h"
@@ -149,7 +150,8 @@ struct DataListener::Impl {
   SocketTuning tuning;
 };
 
-DataListener::DataListener(const std::string& address, const SocketTuning& tuning)
+DataListener::DataListener(const std::string& address, const SocketTuning& tuning,
+                           std::uint16_t port_min, std::uint16_t port_max)
     : impl_(std::make_unique<Impl>()), address_(address) {
   boost::system::error_code ec;
   auto addr = asio::ip::make_address(address, ec);
@@ -167,8 +169,26 @@ DataListener::DataListener(const std::string& address, const SocketTuning& tunin
   impl_->tuning = tuning;
   // Before listen, so the SYN-ACK is marked and the window scale covers the buffers.
   ApplySocketTuning(impl_->acceptor.native_handle(), tuning);
-  impl_->acceptor.bind(endpoint, ec);
-  if (ec) fail("bind");
+  if (port_min == 0) {
+    impl_->acceptor.bind(endpoint, ec);
+    if (ec) fail("bind");
+  } else {
+    // Start at a random port of the range, so transfers that start together
+    // do not all race for its first port.
+    std::uint32_t span = std::uint32_t{port_max} - port_min + 1;
+    std::uint32_t start = std::random_device{}() % span;
+    for (std::uint32_t i = 0; i < span; ++i) {
+      endpoint.port(static_cast<std::uint16_t>(port_min + (start + i) % span));
+      impl_->acceptor.bind(endpoint, ec);
+      if (!ec) break;
+    }
+    if (ec) {
+      throw BraidError(ErrorCode::kDataConnect, "no free port in " + std::to_string(port_min) +
+                                                    ":" + std::to_string(port_max) +
+                                                    " to listen for data on " + address + " (" +
+                                                    ec.message() + ")");
+    }
+  }
   impl_->acceptor.listen(128, ec);
   if (ec) fail("listen");
 }

@@ -18,9 +18,11 @@ namespace braid {
 
 class DataListener {
  public:
-  /// Binds `address` (numeric) on an ephemeral port.
-  /// Throws BraidError(kDataConnect) naming the address when it cannot.
-  DataListener(const std::string& address, const SocketTuning& tuning);
+  /// Binds `address` (numeric) on an ephemeral port, or on a free port in
+  /// [port_min, port_max] when given (-Z, for firewalls that open a range).
+  /// Throws BraidError(kDataConnect) naming the address (and range) when it cannot.
+  DataListener(const std::string& address, const SocketTuning& tuning, std::uint16_t port_min = 0,
+               std::uint16_t port_max = 0);
   ~DataListener();
   DataListener(const DataListener&) = delete;
   DataListener& operator=(const DataListener&) = delete;

@@ -17,6 +17,7 @@
 #include "engine/ordered_writer.h"
 #include "engine/sink_files.h"
 #include "engine/sink_resume.h"
+#include "engine/stream_setup.h"
 #include "transport/block_codec.h"
 #include "transport/data_listener.h"
 #include "transport/data_socket.h"
@@ -82,7 +83,11 @@ struct SinkSession::Impl {
   std::vector<std::pair<std::uint64_t, std::uint32_t>> order_starts;
   std::vector<std::uint64_t> order_base;
   UniqueFd stream_fd;
-  bool discard = false;  ///< the target is /dev/null and no MD5 is asked: drop blocks as they come
+  bool discard = false;
+  std::vector<std::string> advertise;  ///< addresses to tell the source (empty: the bound one)
+  std::optional<SinkConnect>
+      connect_to;  ///< -z: where the source listens  ///< the target is /dev/null and no MD5 is
+                   ///< asked: drop blocks as they come
   Md5Digest stream_md5;
   std::unique_ptr<DataListener> listener;
   BlockingQueue<std::uint32_t> commit_queue;
@@ -145,6 +150,18 @@ SinkSession::SinkSession(std::vector<FileEntry> entries, SinkOpen open, std::str
 }
 
 SinkSession::~SinkSession() = default;
+
+void SinkSession::Advertise(std::vector<std::string> addresses) {
+  impl_->advertise = std::move(addresses);
+}
+
+void SinkSession::Connect(const SinkConnect& where) {
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->connect_to = where;
+  }
+  impl_->cv.notify_all();
+}
 
 void SinkSession::Impl::ReceiveData(DataSocket& socket, const FrameHeader& h,
                                     std::vector<std::uint8_t>& scratch, TransferState& state) {
@@ -492,38 +509,58 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
     if (!md5 || ordered_md5) s.commit_queue.Push(id);
   });
 
-  s.listener = std::make_unique<DataListener>(
-      s.open.listen_address.empty() ? "127.0.0.1" : s.open.listen_address,
-      SocketTuning{.window = p.window, .tos = p.tos, .congestion_control = p.congestion_control});
+  if (!p.reverse) {
+    s.listener = std::make_unique<DataListener>(
+        s.open.listen_address.empty() ? "127.0.0.1" : s.open.listen_address, TuningFor(p),
+        p.port_min, p.port_max);
+  }
   state_.OnAbort([&s] {
     s.files->Abort();
     s.pool->Close();
     if (s.ordered) s.ordered->Abort();
     s.commit_queue.Abort();
-    s.listener->Stop();
+    if (s.listener) s.listener->Stop();
     std::lock_guard lock(s.mutex);
     for (auto& sock : s.sockets) sock->Shutdown();
     s.cv.notify_all();
   });
 
   SinkReady ready;
-  ready.addresses = {s.listener->address()};
-  ready.port = s.listener->port();
+  if (s.listener) {
+    ready.addresses =
+        s.advertise.empty() ? std::vector<std::string>{s.listener->address()} : s.advertise;
+    ready.port = s.listener->port();
+  }
   ready.resume = std::move(resumed.entries);
   ready.kept_bytes = resumed.kept_bytes;
   ready.failed_blocks = resumed.failed_blocks;
   callbacks.ready(ready);
 
+  auto add = [&](AuthenticatedStream stream) {
+    std::lock_guard lock(s.mutex);
+    if (state_.failed()) return;
+    s.sockets.push_back(std::make_unique<DataSocket>(std::move(stream.fd), stream.peer));
+    DataSocket* raw = s.sockets.back().get();
+    state_.streams = static_cast<std::uint16_t>(s.sockets.size());
+    s.receivers.emplace_back(state_.Guarded([&, raw] { s.Receive(*raw, state_); }));
+  };
   std::thread acceptor(state_.Guarded([&] {
-    s.listener->Run(
-        p.secret, p.session, p.streams, kAcceptDeadline, [&](AuthenticatedStream stream) {
-          std::lock_guard lock(s.mutex);
-          if (state_.failed()) return;
-          s.sockets.push_back(std::make_unique<DataSocket>(std::move(stream.fd), stream.peer));
-          DataSocket* raw = s.sockets.back().get();
-          state_.streams = static_cast<std::uint16_t>(s.sockets.size());
-          s.receivers.emplace_back(state_.Guarded([&, raw] { s.Receive(*raw, state_); }));
-        });
+    if (s.listener) {
+      s.listener->Run(p.secret, p.session, p.streams, kAcceptDeadline, add);
+      return;
+    }
+    // -z: the source listens; the agent passes on where (Connect()).
+    std::optional<SinkConnect> where;
+    {
+      std::unique_lock lock(s.mutex);
+      s.cv.wait(lock, [&] { return s.connect_to.has_value() || state_.failed(); });
+      where = s.connect_to;
+    }
+    if (!where) return;
+    auto warn = [&](const std::string& w) { callbacks.warn(w); };
+    for (auto& c : ConnectStreams(where->addresses, where->port, p, "source", warn)) {
+      add(std::move(c));
+    }
   }));
   std::thread committer(state_.Guarded([&] { s.CommitAll(callbacks); }));
   std::thread checkpoints(state_.Guarded([&] { s.CheckpointLoop(state_); }));
@@ -534,7 +571,8 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
     std::unique_lock lock(s.mutex);
     s.cv.wait(lock, [&] { return state_.failed() || s.Finished(data_files); });
   }
-  s.listener->Stop();
+  if (s.listener) s.listener->Stop();
+  s.cv.notify_all();
   acceptor.join();
   if (!state_.failed()) s.commit_queue.Close();
   for (auto& t : s.receivers) t.join();

@@ -32,6 +32,10 @@ class SinkSession {
   /// journaled partial files for a re-run (unless told not to) and throws BraidError.
   void Run(const SinkCallbacks& callbacks);
   void Abort(const std::string& why) { state_.Abort(why); }
+  /// The addresses SinkReady names (a multi-homed host lists several); call before Run().
+  void Advertise(std::vector<std::string> addresses);
+  /// -z: connect the data streams to where the source listens; from any thread.
+  void Connect(const SinkConnect& where);
   TransferState& state() { return state_; }
 
  private:

@@ -17,6 +17,7 @@
 #include "engine/block_scheduler.h"
 #include "engine/blocking_queue.h"
 #include "engine/buffer_pool.h"
+#include "engine/stream_setup.h"
 #include "engine/token_bucket.h"
 #include "security/md5_digest.h"
 #include "transport/block_codec.h"
@@ -27,7 +28,10 @@
 namespace braid {
 namespace {
 
-constexpr auto kConnectTimeout = std::chrono::seconds(15);
+/// -z: how long the source waits for the sink's streams, and how long after
+/// the latest one it stops waiting for the rest.
+constexpr auto kAcceptDeadline = std::chrono::seconds(60);
+constexpr auto kAcceptIdle = std::chrono::seconds(3);
 /// A stream that dies because the whole transfer is failing dies moments
 /// before the agent's abort arrives; only a death without one is news.
 constexpr auto kEchoWindow = std::chrono::milliseconds(500);
@@ -93,9 +97,8 @@ struct SourceSession::Impl {
   /// Waits while this sender is parked; false once the transfer failed.
   bool WaitTurn(std::size_t position, TransferState& state) {
     std::unique_lock lock(park_mutex);
-    park_cv.wait(lock, [&] {
-      return all_work || static_cast<int>(position) < active || state.failed();
-    });
+    park_cv.wait(lock,
+                 [&] { return all_work || static_cast<int>(position) < active || state.failed(); });
     return !state.failed();
   }
   void WakeAll() {
@@ -110,6 +113,8 @@ struct SourceSession::Impl {
   /// request, which the queues order after it.
   std::vector<std::optional<Md5Value>> file_md5;
   std::function<void(const std::string&)> warn;
+  std::optional<ListenPlan> listen_plan;  ///< -z
+  std::function<void(const SourceReady&)> listening;
 
   void ReadAll(TransferState& state);
   void Repair(const std::vector<ResendRange>& ranges, TransferState& state);
@@ -432,25 +437,21 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   const TransferParams& p = s.start.params;
   // Without this, a congestion control this kernel lacks would surface as a failed connect.
   CheckCongestionControl(p.congestion_control, s.host);
-  ConnectResult connected = ConnectDataStreams(
-      s.start.addresses, s.start.port, p.secret, p.session, p.streams,
-      SocketTuning{.window = p.window, .tos = p.tos, .congestion_control = p.congestion_control},
-      kConnectTimeout);
-  if (connected.streams.empty()) {
-    throw BraidError(ErrorCode::kDataConnect,
-                     "no data stream could connect: " + connected.last_error);
-  }
-  if (connected.streams.size() < p.streams) {
-    warn("only " + std::to_string(connected.streams.size()) + " of " + std::to_string(p.streams) +
-         " data streams connected (" + connected.last_error + "); continuing with those");
-  }
-  {
+  auto add = [&](AuthenticatedStream c) {
     std::lock_guard lock(s.sockets_mutex);
-    for (auto& c : connected.streams) {
-      s.sockets.push_back(std::make_unique<DataSocket>(std::move(c.fd), c.peer));
-      s.sockets.back()->LimitUnsent(2 * p.block_size);
-      s.stream_index.push_back(c.index);
-    }
+    s.sockets.push_back(std::make_unique<DataSocket>(std::move(c.fd), c.peer));
+    s.sockets.back()->LimitUnsent(2 * p.block_size);
+    s.stream_index.push_back(c.index);
+  };
+  if (s.listen_plan) {
+    DataListener listener(s.listen_plan->bind, TuningFor(p), p.port_min, p.port_max);
+    s.listening(SourceReady{s.listen_plan->advertise, listener.port()});
+    AcceptStreams(listener, p, kAcceptDeadline, kAcceptIdle, add,
+                  [this] { return state_.failed(); });
+    if (auto e = state_.error()) throw *e;
+  } else {
+    for (auto& c : ConnectStreams(s.start.addresses, s.start.port, p, "sink", warn))
+      add(std::move(c));
   }
   state_.streams = static_cast<std::uint16_t>(s.sockets.size());
   s.live_senders = s.sockets.size();
@@ -493,6 +494,12 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   s.send_queue.Abort();
   for (auto& t : producers) t.join();
   if (auto e = state_.error()) throw *e;
+}
+
+void SourceSession::ListenInstead(ListenPlan plan,
+                                  std::function<void(const SourceReady&)> listening) {
+  impl_->listen_plan = std::move(plan);
+  impl_->listening = std::move(listening);
 }
 
 void SourceSession::SetActiveStreams(int count) {

@@ -11,6 +11,7 @@
 #include "engine/source_list.h"
 #include "engine/transfer_state.h"
 #include "proto/control_message.h"
+#include "transport/listen_plan.h"
 
 namespace braid {
 
@@ -25,6 +26,9 @@ class SourceSession {
   /// Throws BraidError on failure (after stopping every thread).
   /// `warn` gets messages the user should see (fewer streams than asked...).
   void Run(const std::function<void(const std::string&)>& warn);
+  /// -z: listen (as `plan` says) instead of connecting; `listening` is told
+  /// where, for the agent to pass to the sink. Call before Run().
+  void ListenInstead(ListenPlan plan, std::function<void(const SourceReady&)> listening);
   /// Stops a running transfer from another thread.
   void Abort(const std::string& why) { state_.Abort(why); }
   TransferState& state() { return state_; }

@@ -48,6 +48,10 @@ void PutParams(WireWriter& w, const TransferParams& p) {
   PutBool(w, p.auto_streams);
   w.U16(p.min_streams);
   PutBool(w, p.polite);
+  PutBool(w, p.reverse);
+  w.U16(p.port_min);
+  w.U16(p.port_max);
+  w.U8(p.family);
 }
 TransferParams GetParams(WireReader& r) {
   TransferParams p;
@@ -77,8 +81,17 @@ TransferParams GetParams(WireReader& r) {
   p.ordered = GetBool(r);
   p.auto_streams = GetBool(r);
   p.min_streams = r.U16();
-  if (p.min_streams < 1 || p.min_streams > p.streams) WireReader::Fail("minimum stream count out of range");
+  if (p.min_streams < 1 || p.min_streams > p.streams)
+    WireReader::Fail("minimum stream count out of range");
   p.polite = GetBool(r);
+  p.reverse = GetBool(r);
+  p.port_min = r.U16();
+  p.port_max = r.U16();
+  if ((p.port_min == 0) != (p.port_max == 0) || p.port_min > p.port_max) {
+    WireReader::Fail("port range out of order");
+  }
+  p.family = r.U8();
+  if (p.family != 0 && p.family != 4 && p.family != 6) WireReader::Fail("unknown address family");
   return p;
 }
 
@@ -281,6 +294,17 @@ struct Encoder {
     w.U16(m.port);
     PutParams(w, m.params);
     PutResume(w, m.resume);
+    w.String(m.listen_address);
+  }
+  void operator()(const SourceReady& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kSourceReady));
+    PutStrings(w, m.addresses);
+    w.U16(m.port);
+  }
+  void operator()(const SinkConnect& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kSinkConnect));
+    PutStrings(w, m.addresses);
+    w.U16(m.port);
   }
   void operator()(const Kept& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kKept));
@@ -386,7 +410,8 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       SinkReady m;
       m.addresses = GetStrings(r, kMaxAddresses, 256);
       m.port = r.U16();
-      if (m.addresses.empty() || m.port == 0) WireReader::Fail("sink gave no address");
+      // Both empty: a reverse transfer, where the sink connects instead.
+      if (m.addresses.empty() != (m.port == 0)) WireReader::Fail("sink gave no address");
       m.resume = GetResume(r);
       m.kept_bytes = r.U64();
       m.failed_blocks = r.U32();
@@ -397,9 +422,21 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.addresses = GetStrings(r, kMaxAddresses, 256);
       m.port = r.U16();
       m.params = GetParams(r);
-      if (m.addresses.empty() || m.port == 0) WireReader::Fail("no address to connect to");
+      if (m.params.reverse ? (!m.addresses.empty() || m.port != 0)
+                           : (m.addresses.empty() || m.port == 0)) {
+        WireReader::Fail("no address to connect to");
+      }
       m.resume = GetResume(r);
+      m.listen_address = r.String(256);
       return m;
+    }
+    case MessageType::kSourceReady:
+    case MessageType::kSinkConnect: {
+      std::vector<std::string> addresses = GetStrings(r, kMaxAddresses, 256);
+      std::uint16_t port = r.U16();
+      if (addresses.empty() || port == 0) WireReader::Fail("no address to connect to");
+      if (type == MessageType::kSourceReady) return SourceReady{std::move(addresses), port};
+      return SinkConnect{std::move(addresses), port};
     }
     case MessageType::kProgress: {
       Progress m;
@@ -411,7 +448,8 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.stream_samples.reserve(n);
       for (std::uint16_t i = 0; i < n; ++i) m.stream_samples.push_back(GetStreamSample(r));
       m.active_streams = r.U16();
-      if (m.active_streams > kMaxStreamSamples) WireReader::Fail("active stream count out of range");
+      if (m.active_streams > kMaxStreamSamples)
+        WireReader::Fail("active stream count out of range");
       m.controller_note = r.String(256);
       return m;
     }
@@ -476,10 +514,10 @@ ControlMessage DecodeMessage(std::span<const std::uint8_t> bytes) {
 }
 
 const char* MessageName(const ControlMessage& message) {
-  static constexpr const char* kNames[] = {"Hello",    "HelloReply", "SourceOpen",  "FileList",
-                                           "SinkOpen", "SinkReady",  "SourceStart", "Progress",
-                                           "FileDone", "Done",       "Error",       "Abort",
-                                           "Bye",      "Warning",    "Kept"};
+  static constexpr const char* kNames[] = {
+      "Hello",       "HelloReply", "SourceOpen", "FileList",    "SinkOpen",   "SinkReady",
+      "SourceStart", "Progress",   "FileDone",   "Done",        "Error",      "Abort",
+      "Bye",         "Warning",    "Kept",       "SourceReady", "SinkConnect"};
   static_assert(std::size(kNames) == std::variant_size_v<ControlMessage>);
   return kNames[message.index()];
 }

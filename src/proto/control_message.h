@@ -50,6 +50,8 @@ enum class MessageType : std::uint16_t {
   kBye = 13,
   kWarning = 14,
   kKept = 15,
+  kSourceReady = 16,
+  kSinkConnect = 17,
 };
 
 /// agent -> server: first message; the server answers HelloReply or Error.
@@ -92,6 +94,13 @@ struct TransferParams {
   bool auto_streams = false;
   std::uint16_t min_streams = 1;
   bool polite = false;  ///< --polite: the controller also yields when the RTT rises
+  /// -z: the source listens and the sink connects (a sink behind a firewall
+  /// that refuses inbound connections).
+  bool reverse = false;
+  /// -Z: the listening end binds a port in [port_min, port_max]; 0, 0 = any.
+  std::uint16_t port_min = 0;
+  std::uint16_t port_max = 0;
+  std::uint8_t family = 0;  ///< -4 / -6: 4 or 6 only; 0 = either
 };
 /// What a re-run does with the partial state an earlier run left.
 enum class ResumeMode : std::uint8_t {
@@ -120,6 +129,7 @@ struct ResumeEntry {
   bool complete = false;        ///< already in place under its final name: send nothing
   std::vector<ByteRange> kept;  ///< verified ranges of the partial file
 };
+/// With reverse (-z) the sink does not listen: addresses empty, port 0.
 struct SinkReady {
   std::vector<std::string> addresses;
   std::uint16_t port = 0;
@@ -127,12 +137,24 @@ struct SinkReady {
   std::uint64_t kept_bytes = 0;     ///< bytes the source need not send
   std::uint32_t failed_blocks = 0;  ///< kept blocks that failed verification (re-sent)
 };
-/// agent -> source server: connect and send.
+/// agent -> source server: connect and send (with reverse: listen, answer
+/// SourceReady, and send on the streams the sink connects).
 struct SourceStart {
-  std::vector<std::string> addresses;
-  std::uint16_t port = 0;
+  std::vector<std::string> addresses;  ///< empty with reverse
+  std::uint16_t port = 0;              ///< 0 with reverse
   TransferParams params;
   std::vector<ResumeEntry> resume;  ///< from SinkReady
+  std::string listen_address;       ///< reverse: --data-host; empty = as a sink would choose
+};
+/// source -> agent (reverse): where the source listens.
+struct SourceReady {
+  std::vector<std::string> addresses;
+  std::uint16_t port = 0;
+};
+/// agent -> sink (reverse): connect the data streams here.
+struct SinkConnect {
+  std::vector<std::string> addresses;
+  std::uint16_t port = 0;
 };
 /// One data stream as the source sees it: its own byte count and TCP_INFO.
 struct StreamSample {
@@ -190,9 +212,9 @@ struct Kept {
   std::uint32_t partial_files = 0;
 };
 
-using ControlMessage =
-    std::variant<Hello, HelloReply, SourceOpen, FileList, SinkOpen, SinkReady, SourceStart,
-                 Progress, FileDone, Done, ErrorMessage, Abort, Bye, Warning, Kept>;
+using ControlMessage = std::variant<Hello, HelloReply, SourceOpen, FileList, SinkOpen, SinkReady,
+                                    SourceStart, Progress, FileDone, Done, ErrorMessage, Abort, Bye,
+                                    Warning, Kept, SourceReady, SinkConnect>;
 
 /// Type and payload, without the length prefix (ControlChannel adds it).
 std::vector<std::uint8_t> EncodeMessage(const ControlMessage& message);

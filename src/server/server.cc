@@ -14,6 +14,7 @@
 #include "engine/source_session.h"
 #include "engine/stream_controller.h"
 #include "proto/control_channel.h"
+#include "transport/listen_plan.h"
 
 namespace braid {
 namespace {
@@ -100,6 +101,12 @@ class Server {
   }
 
   void Handle(const ControlMessage& msg) {
+    if (auto* where = std::get_if<SinkConnect>(&msg)) {
+      if (!sink_)
+        throw BraidError(ErrorCode::kProtocol, "protocol error: SinkConnect without a sink");
+      sink_->Connect(*where);
+      return;
+    }
     if (worker_.joinable()) {
       throw BraidError(ErrorCode::kProtocol, "protocol error: message during a transfer");
     }
@@ -147,6 +154,11 @@ class Server {
       polite_ = start.params.polite;
     }
     source_ = std::make_unique<SourceSession>(std::move(source_files_), start, label_);
+    if (start.params.reverse) {
+      source_->ListenInstead(PlanListen(start.listen_address, SshServerAddress(),
+                                        InterfaceAddresses(), start.params.family),
+                             [this](const SourceReady& r) { channel_.Send(r); });
+    }
     TransferState& state = source_->state();
     worker_ = std::thread([this, &state] {
       RunWork(state, [this] {
@@ -156,14 +168,15 @@ class Server {
   }
 
   void StartSink(const SinkOpen& open) {
-    if (open.listen_address.empty() && SshServerAddress().empty()) {
-      // A remote sink with nowhere to listen would be unreachable.
-      throw BraidError(ErrorCode::kDataConnect,
-                       "no address to listen on: SSH_CONNECTION is not set on this host");
-    }
     SinkOpen resolved = open;
-    if (resolved.listen_address.empty()) resolved.listen_address = SshServerAddress();
+    ListenPlan plan;
+    if (!open.params.reverse) {
+      plan = PlanListen(open.listen_address, SshServerAddress(), InterfaceAddresses(),
+                        open.params.family);
+      resolved.listen_address = plan.bind;
+    }
     sink_ = std::make_unique<SinkSession>(std::move(sink_entries_), resolved, label_);
+    sink_->Advertise(plan.advertise);
     TransferState& state = sink_->state();
     worker_ = std::thread([this, &state] {
       RunWork(state, [this] {
@@ -228,7 +241,8 @@ class Server {
     // socket buffer, which with large windows holds seconds of data.
     std::vector<StreamSample> acked = p.stream_samples;
     for (StreamSample& s : acked) s.bytes = s.acked;
-    StreamDecision d = controller_->Update(std::chrono::steady_clock::now(), acked, p.active_streams);
+    StreamDecision d =
+        controller_->Update(std::chrono::steady_clock::now(), acked, p.active_streams);
     source_->SetActiveStreams(d.streams);
     if (polite_) source_->SetPace(d.pace_Bps);
     if (d.news) p.controller_note = d.reason.substr(0, 256);

@@ -193,6 +193,8 @@ std::vector<ControlMessage> AllSamples() {
   v.push_back(Bye{});
   v.push_back(Warning{"something odd"});
   v.push_back(Kept{123, 2});
+  v.push_back(SourceReady{{"10.0.0.7", "fd00::7"}, 40001});
+  v.push_back(SinkConnect{{"10.0.0.7"}, 40001});
   return v;
 }
 
@@ -382,7 +384,8 @@ TEST(ControlMessageTest, SourceStartRoundTrip) {
 }
 
 TEST(ControlMessageTest, ProgressRoundTrip) {
-  Progress out = RoundTrip(Progress{0xFEDCBA9876543210ull, 0x0102030405060708ull, 0xABCD, {}, 0, ""});
+  Progress out =
+      RoundTrip(Progress{0xFEDCBA9876543210ull, 0x0102030405060708ull, 0xABCD, {}, 0, ""});
   EXPECT_EQ(out.bytes, 0xFEDCBA9876543210ull);
   EXPECT_EQ(out.files_done, 0x0102030405060708ull);
   EXPECT_EQ(out.streams, 0xABCD);
@@ -504,7 +507,7 @@ TEST(ControlMessageTest, TrailingGarbageIsRejected) {
 
 TEST(ControlMessageTest, UnknownTypeIsRejected) {
   for (std::uint16_t type :
-       std::initializer_list<std::uint16_t>{0, 16, 17, 0x0100, 0x8000, 0xFFFF}) {
+       std::initializer_list<std::uint16_t>{0, 18, 19, 0x0100, 0x8000, 0xFFFF}) {
     WireWriter w;
     w.U16(type);
     EXPECT_EQ(DecodeError(w.data()), ErrorCode::kProtocol) << type;
@@ -935,7 +938,8 @@ TEST(ControlMessageTest, SinkOpenUnknownResumeModeIsRejected) {
   Bytes bytes = EncodeMessage(a);
   std::size_t at = OnlyDifference(bytes, EncodeMessage(b));
   EXPECT_EQ(bytes[at], 0);
-  for (std::uint8_t mode : {std::uint8_t{3}, std::uint8_t{4}, std::uint8_t{0x80}, std::uint8_t{0xFF}}) {
+  for (std::uint8_t mode :
+       {std::uint8_t{3}, std::uint8_t{4}, std::uint8_t{0x80}, std::uint8_t{0xFF}}) {
     Bytes bad = bytes;
     bad[at] = mode;
     EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol) << int{mode};
@@ -1020,10 +1024,10 @@ TEST(ControlMessageTest, RunsOfCompleteFilesRoundTripAndStaySmall) {
 
 TEST(ControlMessageTest, ResumeIdsMustStrictlyIncrease) {
   const std::vector<std::vector<ResumeEntry>> bad = {
-      {{3, false, {{0, 1}}}, {3, false, {{0, 1}}}},      // repeated
-      {{3, true, {}}, {2, true, {}}},                    // decreasing
-      {{0, true, {}}, {5, true, {}}, {4, true, {}}},     // a later pair
-      {{0xFFFFFFFFu, true, {}}, {0, true, {}}},          // wrapped
+      {{3, false, {{0, 1}}}, {3, false, {{0, 1}}}},   // repeated
+      {{3, true, {}}, {2, true, {}}},                 // decreasing
+      {{0, true, {}}, {5, true, {}}, {4, true, {}}},  // a later pair
+      {{0xFFFFFFFFu, true, {}}, {0, true, {}}},       // wrapped
   };
   for (const auto& resume : bad) {
     for (const Bytes& b : WithResume(resume)) {
@@ -1068,10 +1072,10 @@ TEST(ControlMessageTest, TooManyResumeEntriesAreRejectedWithoutAllocating) {
   none.resume.clear();
   for (bool ready : {true, false}) {
     SCOPED_TRACE(ready ? "SinkReady" : "SourceStart");
-    // Without entries the list is a zero count: last in a SourceStart, before
-    // the two totals in a SinkReady.
+    // Without entries the list is a zero count: before the (empty) listen
+    // address in a SourceStart, before the two totals in a SinkReady.
     Bytes prefix = ready ? EncodeMessage(none) : EncodeMessage(SampleSourceStart());
-    std::size_t count_at = prefix.size() - (ready ? 16 : 4);
+    std::size_t count_at = prefix.size() - (ready ? 16 : 8);
     Bytes good = WithResume(SampleResume())[ready ? 0 : 1];
     ASSERT_EQ(good[count_at + 3], SampleResume().size());
     for (std::uint32_t n : {static_cast<std::uint32_t>(kMaxResumeFiles + 1), 0xFFFFFFFFu}) {
@@ -1203,7 +1207,7 @@ TEST(ControlMessageTest, KeptRoundTrip) {
 
 TEST(ControlMessageTest, FileEntryFingerprintRoundTrip) {
   for (std::uint64_t fp : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{0x0123456789ABCDEFull},
-                          ~std::uint64_t{0}}) {
+                           ~std::uint64_t{0}}) {
     FileList in;
     in.entries.push_back(RegularEntry(0, "a"));
     in.entries.push_back(RegularEntry(1, "b"));
@@ -1231,6 +1235,54 @@ TEST(ControlMessageTest, ResumeListForMoreThanAMillionCompletedFilesDecodes) {
   ASSERT_LE(b.size(), kMaxControlMessage);
   std::string why = DecodeFailure(b);
   EXPECT_EQ(why, "") << "a SinkReady for " << n << " completed files is rejected";
+}
+
+TEST(ControlMessageTest, ReverseStartAndItsAddresses) {
+  SourceStart start = SampleSourceStart();
+  start.params.reverse = true;
+  start.addresses.clear();
+  start.port = 0;
+  start.listen_address = "10.1.2.3";
+  SourceStart out = std::get<SourceStart>(DecodeMessage(EncodeMessage(start)));
+  EXPECT_TRUE(out.params.reverse);
+  EXPECT_EQ(out.listen_address, "10.1.2.3");
+  // Reverse with an address, or not reverse without one: refused.
+  SourceStart bad = start;
+  bad.port = 7;
+  bad.addresses = {"10.0.0.1"};
+  EXPECT_EQ(DecodeError(EncodeMessage(bad)), ErrorCode::kProtocol);
+  bad = SampleSourceStart();
+  bad.addresses.clear();
+  EXPECT_EQ(DecodeError(EncodeMessage(bad)), ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(SourceReady{{}, 5})), ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(SinkConnect{{"a"}, 0})), ErrorCode::kProtocol);
+  // A sink that will connect (-z) answers with neither address nor port.
+  SinkReady ready = SampleSinkReady();
+  ready.addresses.clear();
+  ready.port = 0;
+  EXPECT_NO_THROW(DecodeMessage(EncodeMessage(ready)));
+  ready.port = 9;
+  EXPECT_EQ(DecodeError(EncodeMessage(ready)), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, PortRangeAndFamilyAreChecked) {
+  SourceStart start = SampleSourceStart();
+  start.params.port_min = 40000;
+  start.params.port_max = 40010;
+  start.params.family = 6;
+  SourceStart out = std::get<SourceStart>(DecodeMessage(EncodeMessage(start)));
+  EXPECT_EQ(out.params.port_min, 40000);
+  EXPECT_EQ(out.params.port_max, 40010);
+  EXPECT_EQ(out.params.family, 6);
+  for (auto [lo, hi] : {std::pair{5, 4}, std::pair{0, 4}, std::pair{4, 0}}) {
+    SourceStart bad = SampleSourceStart();
+    bad.params.port_min = static_cast<std::uint16_t>(lo);
+    bad.params.port_max = static_cast<std::uint16_t>(hi);
+    EXPECT_EQ(DecodeError(EncodeMessage(bad)), ErrorCode::kProtocol) << lo << ":" << hi;
+  }
+  SourceStart bad = SampleSourceStart();
+  bad.params.family = 5;
+  EXPECT_EQ(DecodeError(EncodeMessage(bad)), ErrorCode::kProtocol);
 }
 
 }  // namespace

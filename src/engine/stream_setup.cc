@@ -1,0 +1,97 @@
+#include "engine/stream_setup.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "transport/data_connector.h"
+
+namespace braid {
+namespace {
+
+/// Per attempt; every stream tries every address within it.
+constexpr auto kConnectTimeout = std::chrono::seconds(15);
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+}  // namespace
+
+SocketTuning TuningFor(const TransferParams& p) {
+  return SocketTuning{.window = p.window, .tos = p.tos, .congestion_control = p.congestion_control};
+}
+
+std::vector<AuthenticatedStream> ConnectStreams(
+    const std::vector<std::string>& addresses, std::uint16_t port, const TransferParams& p,
+    const std::string& listener_role, const std::function<void(const std::string&)>& warn) {
+  ConnectResult connected = ConnectDataStreams(addresses, port, p.secret, p.session, p.streams,
+                                               TuningFor(p), kConnectTimeout);
+  if (connected.streams.empty()) {
+    std::string hint = p.reverse
+                           ? "the source's host may refuse inbound connections: try without -z, "
+                             "or -Z A:B for ports its firewall opens"
+                           : "the " + listener_role +
+                                 "'s host may refuse inbound connections: try -z (the source "
+                                 "listens instead) or -Z A:B (ports its firewall opens)";
+    throw BraidError(ErrorCode::kDataConnect, "no data stream could connect to " + Join(addresses) +
+                                                  " port " + std::to_string(port) + " (" +
+                                                  connected.last_error + "); " + hint);
+  }
+  if (connected.streams.size() < p.streams) {
+    warn("only " + std::to_string(connected.streams.size()) + " of " + std::to_string(p.streams) +
+         " data streams connected (" + connected.last_error + "); continuing with those");
+  }
+  return std::move(connected.streams);
+}
+
+void AcceptStreams(DataListener& listener, const TransferParams& p,
+                   std::chrono::steady_clock::duration deadline,
+                   std::chrono::steady_clock::duration idle,
+                   const std::function<void(AuthenticatedStream)>& on_stream,
+                   const std::function<bool()>& stop) {
+  const std::uint16_t port = listener.port();  // the socket closes when Run returns
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::size_t accepted = 0;
+  auto last = std::chrono::steady_clock::now();
+  bool done = false;
+  // The connector tries all its streams at once; once it has stopped sending
+  // new ones for a while, the rest are not coming.
+  std::thread watchdog([&] {
+    std::unique_lock lock(mutex);
+    while (!done) {
+      cv.wait_for(lock, std::chrono::milliseconds(100));
+      bool idle_out = accepted > 0 && std::chrono::steady_clock::now() - last > idle;
+      if (idle_out || stop()) listener.Stop();
+    }
+  });
+  listener.Run(p.secret, p.session, p.streams, deadline, [&](AuthenticatedStream s) {
+    {
+      std::lock_guard lock(mutex);
+      ++accepted;
+      last = std::chrono::steady_clock::now();
+    }
+    on_stream(std::move(s));
+  });
+  {
+    std::lock_guard lock(mutex);
+    done = true;
+  }
+  cv.notify_all();
+  watchdog.join();
+  if (accepted == 0 && !stop()) {
+    throw BraidError(ErrorCode::kDataConnect,
+                     "no data stream connected to " + listener.address() + " port " +
+                         std::to_string(port) + std::string(" within the time allowed") +
+                         (p.reverse ? "; the source's host may refuse inbound connections: try "
+                                      "without -z, or -Z A:B for ports its firewall opens"
+                                    : "; the sink's host may refuse inbound connections: try -z "
+                                      "(the source listens instead) or -Z A:B"));
+  }
+}
+
+}  // namespace braid
