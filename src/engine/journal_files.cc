@@ -34,10 +34,21 @@ void JournalFiles::Fail(const std::string& path, int err) const {
   throw BraidError(ErrorCodeForTargetErrno(err), DescribeErrno(host_, path, err));
 }
 
-void JournalFiles::SetPath(std::uint32_t id, std::string path) {
+void JournalFiles::SetPath(std::uint32_t id, std::string path, std::uint64_t reserve) {
   std::lock_guard lock(mutex_);
   files_[id].path = std::move(path);
+  files_[id].reserve = reserve;
 }
+
+namespace {
+
+/// Allocates the journal's future blocks without changing its size. Best
+/// effort: a file system without fallocate just allocates as it goes.
+void Reserve(int fd, std::uint64_t bytes) {
+  if (bytes > 0) (void)::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(bytes));
+}
+
+}  // namespace
 
 bool JournalFiles::Exists(std::uint32_t id) const {
   std::lock_guard lock(mutex_);
@@ -84,6 +95,7 @@ void JournalFiles::Append(std::uint32_t id, bool create, std::span<const std::ui
     struct stat st {};
     if (::fstat(j.fd.get(), &st) != 0) Fail(j.path, errno);
     j.size = static_cast<std::uint64_t>(st.st_size);
+    if (create) Reserve(j.fd.get(), j.reserve);
   }
   if (::lseek(j.fd.get(), static_cast<off_t>(j.size), SEEK_SET) < 0) Fail(j.path, errno);
   if (int err = WriteAll(j.fd.get(), bytes)) {
@@ -109,6 +121,7 @@ void JournalFiles::Rewrite(std::uint32_t id, std::span<const std::uint8_t> bytes
   }
   j.fd = std::move(fd);
   j.size = bytes.size();
+  Reserve(j.fd.get(), j.reserve);
 }
 
 void JournalFiles::Remove(std::uint32_t id) {

@@ -20,8 +20,10 @@ class JournalFiles {
   JournalFiles(const JournalFiles&) = delete;
   JournalFiles& operator=(const JournalFiles&) = delete;
 
-  /// Names where file `id`'s journal lives.
-  void SetPath(std::uint32_t id, std::string path);
+  /// Names where file `id`'s journal lives, and how large it can grow: that
+  /// much is reserved when it is created, so a full disk cannot refuse the
+  /// records that say what a failed copy kept.
+  void SetPath(std::uint32_t id, std::string path, std::uint64_t reserve = 0);
   /// Reads and decodes a journal. nullopt when there is none; a journal that
   /// is not a valid braid journal is reported in `why` and treated as none.
   std::optional<DecodedJournal> Load(std::uint32_t id, std::string* why) const;
@@ -41,6 +43,7 @@ class JournalFiles {
     std::string path;
     UniqueFd fd;
     std::uint64_t size = 0;
+    std::uint64_t reserve = 0;
   };
   std::string host_;
   mutable std::mutex mutex_;

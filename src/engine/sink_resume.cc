@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "engine/resume_decision.h"
@@ -66,7 +67,11 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
   for (const SinkFile& f : files.files()) {
     if (f.entry.kind != FileKind::kRegular) continue;
     std::uint32_t id = f.entry.id;
-    journals.SetPath(id, JournalPath(f.final_path));
+    // One record per block, and a few more for blocks sent again.
+    std::uint64_t records = f.entry.size / open.params.block_size + 16;
+    journals.SetPath(
+        id, JournalPath(f.final_path),
+        std::min<std::uint64_t>(kJournalHeaderSize + records * kJournalRecordSize, 64u << 20));
     std::string why;
     std::optional<DecodedJournal> journal = journals.Load(id, &why);
     if (!why.empty()) {
