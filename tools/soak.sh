@@ -6,6 +6,7 @@
 # 1.15x the data (a resume must not re-send what arrived).
 #
 #   tools/soak.sh [--trials N] [--size SIZE] [--seed S] [--braid PATH] [--keep-going]
+#                 [--faults "kill-sink disk-full ..."]
 #
 # Runs on a 2-host testbed (tools/testbed, root only): A pushes to B over ssh;
 # the link is wanem's, so its byte counters tell what crossed it.
@@ -19,6 +20,7 @@ size=256M
 seed=$RANDOM
 braid=${BRAID:-$here/build/src/braid}
 keep_going=0
+only=""
 while (($#)); do
   case $1 in
     --trials) trials=$2; shift 2 ;;
@@ -26,6 +28,7 @@ while (($#)); do
     --seed) seed=$2; shift 2 ;;
     --braid) braid=$2; shift 2 ;;
     --keep-going) keep_going=1; shift ;;
+    --faults) only=$2; shift 2 ;;
     -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "soak: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -45,7 +48,7 @@ if [[ ${SOAK_INSIDE:-} != 1 ]]; then
   export SOAK_INSIDE=1 SOAK_WORK=$work BRAID=$braid
   "$here/tools/testbed" run --braid "$braid" --rate 2G --rtt 2ms --mtu 9000 -- \
     "$0" --trials "$trials" --size "$size" --seed "$seed" --braid "$braid" \
-    $( ((keep_going)) && echo --keep-going)
+    --faults "$only" $( ((keep_going)) && echo --keep-going)
   exit
 fi
 
@@ -67,6 +70,7 @@ rx_b() { # bytes B received over its link: the data plus headers and ssh
 log() { echo "soak: $*" >&2; }
 
 faults=(kill-sink kill-source kill-agent interrupt ssh-cut stream-reset disk-full)
+[[ -z $only ]] || read -r -a faults <<<"$only"
 declare -A survived=()
 failed=0
 for ((t = 1; t <= trials; t++)); do
@@ -145,7 +149,7 @@ for ((t = 1; t <= trials; t++)); do
     survived[$fault]=$((${survived[$fault]:-0} + 1))
   else
     failed=$((failed + 1))
-    tail -3 "$work"/run*.err >&2 || true
+    tail -n 4 "$work"/run*.err >&2 || true
     ((keep_going)) || break
   fi
 done

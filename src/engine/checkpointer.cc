@@ -22,10 +22,14 @@ bool Checkpointer::has_journal(std::uint32_t file) const {
   return it != files_.end() && it->second.journal_exists;
 }
 
-void Checkpointer::Written(std::uint32_t file, const JournalRecord& record) {
+std::uint64_t Checkpointer::Written(std::uint32_t file, const JournalRecord& record) {
   std::lock_guard lock(mutex_);
   auto it = files_.find(file);
-  if (it != files_.end()) it->second.pending.push_back(record);
+  if (it != files_.end()) {
+    it->second.pending.push_back(record);
+    pending_bytes_ += record.length;
+  }
+  return pending_bytes_;
 }
 
 void Checkpointer::Forget(std::uint32_t file) {
@@ -54,6 +58,7 @@ std::size_t Checkpointer::Run() {
       batch.emplace_back(id, Tracked{t.header, t.journal_exists, std::move(t.pending), {}});
       t.pending.clear();
     }
+    pending_bytes_ = 0;
   }
   std::size_t journaled = 0;
   for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -75,6 +80,7 @@ std::size_t Checkpointer::Run() {
         auto& pending = it->second.pending;
         pending.insert(pending.begin(), batch[j].second.pending.begin(),
                        batch[j].second.pending.end());
+        for (const JournalRecord& r : batch[j].second.pending) pending_bytes_ += r.length;
       }
       throw;
     }
@@ -83,7 +89,8 @@ std::size_t Checkpointer::Run() {
     auto it = files_.find(id);
     if (it == files_.end()) continue;
     it->second.journal_exists = true;
-    for (const JournalRecord& r : t.pending) it->second.journaled.Add(r.offset, r.offset + r.length);
+    for (const JournalRecord& r : t.pending)
+      it->second.journaled.Add(r.offset, r.offset + r.length);
   }
   return journaled;
 }

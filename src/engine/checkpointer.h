@@ -37,10 +37,10 @@ class Checkpointer {
   /// Journals this file from now on. `journal_exists`: a journal with this
   /// header is already on disk (a resumed file) and vouches for `kept`, so
   /// records are appended to it.
-  void Track(std::uint32_t file, const JournalHeader& header, bool journal_exists,
-             RangeSet kept);
+  void Track(std::uint32_t file, const JournalHeader& header, bool journal_exists, RangeSet kept);
   /// A block was written (not yet synced). Ignored for untracked files.
-  void Written(std::uint32_t file, const JournalRecord& record);
+  /// Returns the bytes now waiting for a checkpoint, over all files.
+  std::uint64_t Written(std::uint32_t file, const JournalRecord& record);
   /// Stops journaling a file (it was committed, or is being discarded).
   void Forget(std::uint32_t file);
   /// Syncs every file with blocks written since the last run, then journals
@@ -63,6 +63,7 @@ class Checkpointer {
   CheckpointIo& io_;
   mutable std::mutex mutex_;
   std::map<std::uint32_t, Tracked> files_;
+  std::uint64_t pending_bytes_ = 0;
   /// Only one Run at a time: a second one could journal blocks whose sync the
   /// first has not finished.
   std::mutex run_mutex_;

@@ -33,8 +33,10 @@ constexpr std::size_t kHashChunk = 1u << 20;
 /// Files made durable by one sync at most.
 constexpr std::size_t kCommitBatch = 1024;
 /// How often written blocks are synced and journaled: what a crash of the sink
-/// can cost a re-run (docs/resume.md has the measured price).
+/// can cost a re-run (docs/resume.md has the measured price). At high rates
+/// the byte bound comes first.
 constexpr auto kCheckpointInterval = std::chrono::milliseconds(250);
+constexpr std::uint64_t kCheckpointBytes = 64u << 20;
 /// A stream that dies because the whole transfer is failing dies moments
 /// before the agent's abort arrives; only a death without one is news.
 constexpr auto kEchoWindow = std::chrono::milliseconds(500);
@@ -114,7 +116,9 @@ struct SinkSession::Impl {
   std::vector<ResendRange> resend;  ///< the last decision's request
   std::uint64_t bytes_at_last_pass = 0;
   int idle_passes = 0;
-  bool checkpoints_done = false;
+  bool checkpoints_done = false;  ///< guarded by checkpoint_mutex
+  std::mutex checkpoint_mutex;
+  std::condition_variable checkpoint_cv;
 
   std::string Where(const std::string& path) const {
     return host.empty() ? path : host + ":" + path;
@@ -205,7 +209,9 @@ void SinkSession::Impl::RecordWrite(std::uint32_t id, std::uint64_t offset,
   if (!files->WriteBlock(id, offset, data, length)) return;
   state_bytes->fetch_add(length);
   if (!checksum) checksum = PayloadChecksum({data, length});
-  checkpointer->Written(id, JournalRecord{offset, length, *checksum});
+  if (checkpointer->Written(id, JournalRecord{offset, length, *checksum}) >= kCheckpointBytes) {
+    checkpoint_cv.notify_one();
+  }
 }
 
 void SinkSession::Impl::Receive(DataSocket& socket, TransferState& state) {
@@ -434,6 +440,8 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   struct stat st {};
   bool exists = s.open.target != "-" && ::stat(s.open.target.c_str(), &st) == 0;
   TargetInfo info{exists, exists && S_ISDIR(st.st_mode), IsStreamTarget(s.open.target, st, exists)};
+  // Before anything is created: a list that would lead the sink through a link is refused.
+  CheckListShape(s.entries);
   TargetPlan plan = PlanTarget(s.open.target, info, s.open.top_count, s.entries, s.host);
   s.files = std::make_unique<SinkFiles>(s.entries, plan, s.host, s.open.preserve);
   s.warn = callbacks.warn;
@@ -579,10 +587,10 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   committer.join();
   if (verifier.joinable()) verifier.join();
   {
-    std::lock_guard lock(s.mutex);
+    std::lock_guard lock(s.checkpoint_mutex);
     s.checkpoints_done = true;
   }
-  s.cv.notify_all();
+  s.checkpoint_cv.notify_all();
   checkpoints.join();
   if (auto e = state_.error()) {
     if (std::optional<Kept> kept = s.KeepPartials(); kept && callbacks.kept) callbacks.kept(*kept);
@@ -592,9 +600,9 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
 }
 
 void SinkSession::Impl::CheckpointLoop(TransferState& state) {
-  std::unique_lock lock(mutex);
+  std::unique_lock lock(checkpoint_mutex);
   while (!checkpoints_done && !state.failed()) {
-    cv.wait_for(lock, kCheckpointInterval);
+    checkpoint_cv.wait_for(lock, kCheckpointInterval);
     lock.unlock();
     checkpointer->Run();
     lock.lock();

@@ -30,7 +30,6 @@ RangeSet Kept(std::uint64_t begin, std::uint64_t end) {
   return r;
 }
 
-
 using Bytes = std::vector<std::uint8_t>;
 
 /// What the fake file system throws when told to fail (a crash, or an IO error).
@@ -118,7 +117,8 @@ class FakeFs : public CheckpointIo {
       f.journal.clear();
       f.journal_exists = true;
     }
-    f.journal.insert(f.journal.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(keep));
+    f.journal.insert(f.journal.end(), bytes.begin(),
+                     bytes.begin() + static_cast<std::ptrdiff_t>(keep));
     // The invariant at every moment: the journal vouches only for durable data.
     if (!UnsafeRecords(f).empty()) ++unsafe_appends_;
     if (fail) throw InjectedFailure("crash during append");
@@ -249,9 +249,8 @@ std::vector<ScriptOp> Script() {
   return {
       {K::kWrite, 1, 0}, {K::kWrite, 1, 1}, {K::kWrite, 3, 0}, {K::kRun},
       {K::kWrite, 2, 2}, {K::kWrite, 1, 3}, {K::kWrite, 1, 2}, {K::kWrite, 3, 1},
-      {K::kWrite, 2, 5}, {K::kRun},
-      {K::kWrite, 3, 2}, {K::kWrite, 3, 5}, {K::kRun},
-      {K::kForget, 1},   {K::kWrite, 1, 4},  // ignored: the file was forgotten
+      {K::kWrite, 2, 5}, {K::kRun},         {K::kWrite, 3, 2}, {K::kWrite, 3, 5},
+      {K::kRun},         {K::kForget, 1},   {K::kWrite, 1, 4},  // ignored: the file was forgotten
       {K::kWrite, 2, 3}, {K::kWrite, 3, 3}, {K::kWrite, 3, 4}, {K::kRun},
       {K::kRun},  // nothing pending: no IO
       {K::kWrite, 2, 4}, {K::kWrite, 2, 7}, {K::kRun},
@@ -331,9 +330,9 @@ Recovery Recover(FakeFs& fs, const Outcome& outcome) {
   for (const FileSpec& s : Specs()) {
     const std::string name = "file " + std::to_string(s.id) + ": ";
     auto confirmed_it = outcome.confirmed.find(s.id);
-    std::vector<JournalRecord> confirmed =
-        confirmed_it == outcome.confirmed.end() ? std::vector<JournalRecord>{}
-                                                : confirmed_it->second;
+    std::vector<JournalRecord> confirmed = confirmed_it == outcome.confirmed.end()
+                                               ? std::vector<JournalRecord>{}
+                                               : confirmed_it->second;
     if (!fs.has(s.id) || !fs.file(s.id).journal_exists) {
       if (!confirmed.empty()) out.lost.push_back(name + "no journal");
       continue;
@@ -346,8 +345,7 @@ Recovery Recover(FakeFs& fs, const Outcome& outcome) {
       if (!confirmed.empty()) out.lost.push_back(name + "journal unreadable");
       continue;
     }
-    if (!(d->header.source == HeaderFor(s.id, s.size).source) ||
-        d->header.block_size != kBs) {
+    if (!(d->header.source == HeaderFor(s.id, s.size).source) || d->header.block_size != kBs) {
       out.unsafe.push_back(name + "journal of another source");
     }
     for (const std::string& u : FakeFs::UnsafeRecords(f)) out.unsafe.push_back(name + u);
@@ -514,6 +512,19 @@ TEST(CheckpointerTest, SyncsBeforeEachAppend) {
   EXPECT_EQ(fs.file(7).journal,
             Journal(HeaderFor(7, 4 * kBs), {RecordOf(7, 0, kBs), RecordOf(7, 3 * kBs, kBs)}));
   EXPECT_EQ(fs.file(9).journal, Journal(HeaderFor(9, 4 * kBs), {RecordOf(9, kBs, kBs)}));
+}
+
+TEST(CheckpointerTest, WrittenReportsTheBytesWaitingForACheckpoint) {
+  // The sink runs a checkpoint early once enough is waiting, so a crash at a
+  // high rate costs a bounded amount of data, not a quarter second's worth.
+  FakeFs fs;
+  Checkpointer cp(fs);
+  cp.Track(1, HeaderFor(1, 8 * kBs), false, {});
+  EXPECT_EQ(cp.Written(2, RecordOf(2, 0, kBs)), 0u);  // untracked: nothing waits
+  EXPECT_EQ(cp.Written(1, RecordOf(1, 0, kBs)), std::uint64_t{kBs});
+  EXPECT_EQ(cp.Written(1, RecordOf(1, kBs, 100)), std::uint64_t{kBs} + 100);
+  cp.Run();
+  EXPECT_EQ(cp.Written(1, RecordOf(1, 2 * kBs, kBs)), std::uint64_t{kBs});
 }
 
 TEST(CheckpointerTest, RunWithNothingPendingDoesNoIo) {
@@ -725,8 +736,8 @@ TEST(CheckpointerTest, TrackWithAnExistingJournalAppendsOnlyRecords) {
   EXPECT_EQ(cp.Run(), 2u);
   EXPECT_EQ(fs.file(5).creates, (std::vector<bool>{false}));
   Bytes expect = before;
-  Bytes appended = EncodeJournalRecords(h, std::vector<JournalRecord>{RecordOf(5, 2 * kBs, kBs),
-                                                                      RecordOf(5, kBs, kBs)});
+  Bytes appended = EncodeJournalRecords(
+      h, std::vector<JournalRecord>{RecordOf(5, 2 * kBs, kBs), RecordOf(5, kBs, kBs)});
   expect.insert(expect.end(), appended.begin(), appended.end());
   EXPECT_EQ(fs.file(5).journal, expect);
   EXPECT_EQ(Records(fs.file(5).journal).size(), 3u);

@@ -7,4 +7,4 @@ source "$(dirname "$0")/lib.sh"
 require cmp numfmt
 [[ -n ${BRAID:-} && -x ${BRAID:-} ]] || skip "set BRAID to a built braid binary (ctest does)"
 [[ -x /usr/sbin/sshd ]] || skip "sshd is not installed (apt-get install -y openssh-server)"
-exec "$REPO/tools/soak.sh" --trials 4 --size 128M --braid "$BRAID"
+exec "$REPO/tools/soak.sh" --trials 3 --size 512M --braid "$BRAID"
