@@ -1,5 +1,8 @@
 #include "engine/target_plan.h"
 
+#include <string_view>
+#include <unordered_map>
+
 #include "braid/error.h"
 
 namespace braid {
@@ -53,6 +56,68 @@ TargetPlan PlanTarget(const std::string& target, const TargetInfo& info, std::si
   }
   plan.mode = TargetPlan::Mode::kAsTarget;
   return plan;
+}
+
+namespace {
+
+[[noreturn]] void Reject(const std::string& why) {
+  throw BraidError(ErrorCode::kProtocol, "protocol error: " + why);
+}
+
+/// The name a source gives SRC when the path says it; nullopt when only the
+/// source can tell ("." or "..", resolved there).
+std::optional<std::string> NameOf(std::string path) {
+  if (path == "-") return "stdin";
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  if (name.empty() || name == "." || name == "..") return std::nullopt;
+  return name;
+}
+
+}  // namespace
+
+FileListCheck::FileListCheck(const std::vector<std::string>& source_paths, bool recursive)
+    : recursive_(recursive) {
+  for (const auto& p : source_paths) names_.push_back(NameOf(p));
+}
+
+void FileListCheck::Check(const FileEntry& e) {
+  if (e.id != next_id_) Reject("file list out of order");
+  ++next_id_;
+  std::string_view path = e.path;
+  std::string top(path.substr(0, path.find('/')));
+  bool nested = top.size() != path.size();
+  bool plain = e.kind == FileKind::kRegular || e.kind == FileKind::kStream;
+  if (e.top >= names_.size() || (!recursive_ && (nested || !plain))) {
+    Reject("the source sent \"" + e.path + "\", which was not asked for");
+  }
+  std::optional<std::string>& name = names_[e.top];
+  if (!name) name = top;
+  if (top != *name) {
+    Reject("the source sent \"" + e.path + "\", which was not asked for (expected \"" + *name +
+           "\")");
+  }
+}
+
+void CheckListShape(const std::vector<FileEntry>& entries) {
+  std::unordered_map<std::string_view, const FileEntry*> seen;
+  seen.reserve(entries.size());
+  for (const FileEntry& e : entries) {
+    std::string_view path = e.path;
+    auto [it, fresh] = seen.emplace(path, &e);
+    if (!fresh && it->second->top != e.top) {
+      // `braid a/x b/x dir/`: the user's doing, not the source's.
+      throw BraidError(ErrorCode::kTargetUnwritable,
+                       "two sources have the same name \"" + e.path + "\"");
+    }
+    if (!fresh) Reject("\"" + e.path + "\" is in the file list twice");
+    std::size_t slash = path.rfind('/');
+    if (slash == std::string_view::npos) continue;
+    auto parent = seen.find(path.substr(0, slash));
+    if (parent == seen.end() || parent->second->kind != FileKind::kDirectory) {
+      Reject("the parent of \"" + e.path + "\" is not a directory of the list");
+    }
+  }
 }
 
 std::string FinalPath(const TargetPlan& plan, const FileEntry& entry) {

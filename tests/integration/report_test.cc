@@ -153,7 +153,7 @@ TEST_F(ReportTest, CsvHasAHeaderAndRowsForEveryStreamThatAddUp) {
     std::vector<std::string> f;
     std::stringstream fields(line);
     for (std::string cell; std::getline(fields, cell, ',');) f.push_back(cell);
-    ASSERT_EQ(f.size(), 7u);
+    ASSERT_EQ(f.size(), 8u);
     double time = std::stod(f[0]);
     int stream = std::stoi(f[1]);
     EXPECT_GT(time, 1.6e9);  // Unix time, so separate flows line up
