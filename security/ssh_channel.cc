@@ -1,6 +1,7 @@
 #include "security/ssh_channel.h"
 
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <array>
@@ -199,5 +200,10 @@ std::optional<int> SshChannel::ExitStatus() {
 }
 
 std::string SshChannel::LocalAddress() const { return LocalSocketAddress(session_->fd()); }
+
+void SshChannel::Abandon() {
+  // ENOTCONN once the peer is gone is fine: the stream is over either way.
+  ::shutdown(session_->fd(), SHUT_RDWR);
+}
 
 }  // namespace braid

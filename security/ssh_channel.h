@@ -34,6 +34,9 @@ class SshChannel : public ServerChannel {
   /// status (128 + signal number if a signal killed it). nullopt before that.
   std::optional<int> ExitStatus() override;
   std::string LocalAddress() const override;
+  /// Cuts the TCP connection under the session, so a reader blocked on an
+  /// unresponsive remote command returns. The session is unusable afterwards.
+  void Abandon() override;
 
   /// Runs `command` on this (freshly opened) channel; throws BraidError.
   void Exec(const std::string& command);

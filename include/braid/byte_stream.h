@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "braid/error.h"
+
 namespace braid {
 
 class ByteStream {
@@ -31,6 +33,13 @@ class ServerChannel : public ByteStream {
   /// Our own address on the connection that reaches this host, for a local
   /// server that must tell the far end where to connect. Empty if unknown.
   virtual std::string LocalAddress() const = 0;
+  /// Gives up on a server that does not answer (stopped, hung): ends the
+  /// stream at once so a blocked ReadSome returns, without the server's help.
+  /// A local child or an ssh client process is killed; a libssh2 connection is cut.
+  virtual void Abandon() = 0;
+  /// Why the stream ended, when the transport knows better than an exit status
+  /// (the ssh client's own message). nullopt: judge by ExitStatus().
+  virtual std::optional<BraidError> DescribeFailure() { return std::nullopt; }
 };
 
 }  // namespace braid

@@ -29,6 +29,7 @@ enum class ErrorCode : std::uint16_t {
   kInterrupted = 14,      ///< SIGINT or SIGTERM
   kPeerLost = 15,         ///< a control channel ended unexpectedly
   kNothingToResume = 16,  ///< -a, but no partial copy or completed file was found
+  kStalled = 17,          ///< no progress for --stall-timeout seconds
 };
 
 /// Process exit status for an error code. Distinct per class so scripts can branch on it.
@@ -65,6 +66,8 @@ constexpr int ExitCodeFor(ErrorCode code) {
       return 13;
     case ErrorCode::kNothingToResume:
       return 14;
+    case ErrorCode::kStalled:
+      return 15;
     case ErrorCode::kInterrupted:
       return 130;
   }
@@ -108,12 +111,14 @@ constexpr const char* ErrorName(ErrorCode code) {
       return "peer-lost";
     case ErrorCode::kNothingToResume:
       return "nothing-to-resume";
+    case ErrorCode::kStalled:
+      return "stalled";
   }
   return "unknown";
 }
 
 /// Highest code a peer may send; anything above is itself a protocol error.
-constexpr std::uint16_t kMaxErrorCode = static_cast<std::uint16_t>(ErrorCode::kNothingToResume);
+constexpr std::uint16_t kMaxErrorCode = static_cast<std::uint16_t>(ErrorCode::kStalled);
 
 /// An expected failure: a user mistake, the environment, or a misbehaving peer.
 /// The message is one sentence a user can act on, already naming host and path.

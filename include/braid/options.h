@@ -15,12 +15,17 @@ constexpr int kDefaultStreams = 4;
 constexpr std::uint32_t kDefaultBlockSize = 1u << 20;
 constexpr std::uint32_t kMinBlockSize = 4096;
 constexpr std::uint32_t kMaxBlockSize = 64u << 20;
+/// Seconds without progress in the data phase before a copy fails as stalled.
+constexpr double kDefaultStallTimeout = 120;
 
 struct Options {
   std::vector<Endpoint> sources;
   Endpoint destination;
 
-  int streams = kDefaultStreams;                 ///< -s: 1..64
+  int streams = kDefaultStreams;                 ///< -s: 1..64 (with auto: the most, all connected)
+  bool streams_auto = false;                     ///< -s auto[:MIN-MAX]
+  int streams_min = 1;                           ///< -s auto:MIN-MAX
+  bool polite = false;                           ///< --polite: yield when the RTT rises (-s auto)
   std::uint64_t window = 0;                      ///< -w: socket buffer bytes; 0 = kernel autotuning
   std::uint32_t block_size = kDefaultBlockSize;  ///< -B
   double progress_interval = 0;                  ///< -P seconds; 0 = bar on a TTY, else silent
@@ -34,6 +39,8 @@ struct Options {
   int verbose = 0;                               ///< -v, repeatable
   bool accept_new_host_key = false;              ///< --accept-new-host-key
   std::optional<std::uint64_t> size;             ///< --size: bytes to read from a device source
+  std::string ssh_command;                       ///< -S: ssh client command; empty = libssh2
+  double stall_timeout = kDefaultStallTimeout;   ///< --stall-timeout seconds; 0 = off
 
   // The everyday features (rate, marking, compression, reports, config).
   std::uint64_t rate = 0;          ///< -x: bytes/s over all streams; 0 = unlimited
@@ -52,6 +59,12 @@ struct Options {
   bool no_resume = false;       ///< --no-resume: discard partial state and start over
   bool verify_kept = true;      ///< --no-verify-kept clears it
   bool remove_partial = false;  ///< --remove-partial: delete partial state on failure
+
+  // Networks (docs/networks.md).
+  bool reverse = false;        ///< -z: the source listens, the sink connects
+  std::uint16_t port_min = 0;  ///< -Z A:B: listen only on these ports; 0 = any
+  std::uint16_t port_max = 0;
+  int family = 0;  ///< -4 / -6; 0 = either
 };
 
 }  // namespace braid

@@ -19,6 +19,7 @@
 #include "cli/qos_parser.h"
 #include "cli/quote.h"
 #include "cli/size_parser.h"
+#include "cli/stream_count.h"
 
 #ifndef BRAID_VERSION
 #error "BRAID_VERSION must be defined by the build (see src/CMakeLists.txt)"
@@ -30,6 +31,7 @@ namespace {
 constexpr char kHint[] = " (see braid --help)";
 constexpr double kMinProgressSeconds = 0.01;  ///< below this the reports are a busy loop
 constexpr double kMaxProgressSeconds = 86400;
+constexpr double kMinStallSeconds = 0.1;  ///< below this, Progress's 200 ms cadence would trip it
 constexpr std::size_t kMaxCongestionControlName = 15;  ///< TCP_CA_NAME_MAX less the NUL
 
 constexpr char kDescription[] =
@@ -101,6 +103,20 @@ double ParseSeconds(const std::string& text, const std::string& what) {
   return value;
 }
 
+/// --stall-timeout: 0 turns the check off; otherwise seconds, fractions allowed.
+double ParseStallTimeout(const std::string& text) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  // The negated test also rejects NaN.
+  if (text.empty() || ec != std::errc() || ptr != end ||
+      !(value == 0 || (value >= kMinStallSeconds && value <= kMaxProgressSeconds))) {
+    Fail("--stall-timeout must be 0 (off) or a number of seconds from 0.1 to 86400, got " +
+         Quote(text));
+  }
+  return value;
+}
+
 /// A numeric address to listen on; brackets around an IPv6 literal are dropped, and a
 /// zone ("fe80::1%eth0") is kept for the listener. Names are refused on purpose: a DNS
 /// lookup is what picks the wrong interface on multi-homed hosts.
@@ -138,10 +154,14 @@ struct RawArgs {
   std::string qos;
   std::string congestion_control;
   std::string data_host;
+  std::string stall_timeout;
   bool serve = false;
   bool version = false;
   bool keep = false;
   bool no_verify_kept = false;
+  std::string port_range;
+  bool ipv4 = false;
+  bool ipv6 = false;
   std::vector<std::string> paths;
 };
 
@@ -152,7 +172,9 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   // Repeating a single-valued option overrides it, as in most Unix tools.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
-  app.add_option("-s,--streams", raw.streams, "Parallel TCP data streams, 1 to 64 (default 4)")
+  app.add_option("-s,--streams", raw.streams,
+                 "Parallel TCP data streams, 1 to 64 (default 4); 'auto' or 'auto:MIN-MAX' lets "
+                 "braid pick how many carry data from RTT and throughput")
       ->type_name("N");
   app.add_option("-w,--window", raw.window,
                  "Socket buffer size per stream (default: kernel autotuning)")
@@ -180,6 +202,12 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
       ->allow_extra_args(false);  // "-i key src dst" must leave src and dst alone
   app.add_option("--ssh-port", raw.ssh_port, "ssh port (default: ~/.ssh/config or 22)")
       ->type_name("N");
+  app.add_option("-S,--ssh-command", options.ssh_command,
+                 "Reach remote hosts with this ssh client instead of libssh2, e.g. 'ssh -J jump'")
+      ->type_name("CMD");
+  app.add_option("--stall-timeout", raw.stall_timeout,
+                 "Fail (exit 15) when no data moves for SEC seconds; 0 = never (default 120)")
+      ->type_name("SEC");
   app.add_flag("-v,--verbose", options.verbose, "More detail on stderr; repeatable");
   app.add_flag("--accept-new-host-key", options.accept_new_host_key,
                "Trust and remember the key of a host not yet in known_hosts");
@@ -208,6 +236,16 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("--report-csv", options.report_csv,
                  "Write a CSV row per stream per interval (-P SEC, default 1 s) to FILE")
       ->type_name("FILE");
+  app.add_flag("-z,--reverse", options.reverse,
+               "The source listens and the sink connects (for a sink that cannot accept "
+               "inbound connections)");
+  app.add_option("-Z,--port-range", raw.port_range,
+                 "Listen for data only on ports A:B (for firewalls that open a range)");
+  app.add_flag("-4,--ipv4", raw.ipv4, "Data streams over IPv4 only");
+  app.add_flag("-6,--ipv6", raw.ipv6, "Data streams over IPv6 only");
+  app.add_flag("--polite", options.polite,
+               "With -s auto: also use fewer streams, and slow down, when the RTT rises above "
+               "its floor, so the copy yields to other traffic");
   app.add_flag("-a,--append", options.append,
                "Resume an earlier broken copy; fail if there is none (resuming is the default)");
   app.add_flag("--no-resume", options.no_resume,
@@ -253,12 +291,35 @@ void ApplyNetworkOptions(const CLI::App& app, const RawArgs& raw, Options& optio
   if (app.count("--data-host") > 0) options.data_host = ParseDataHost(raw.data_host);
 }
 
+/// -Z A:B: 1 <= A <= B <= 65535.
+std::pair<std::uint16_t, std::uint16_t> ParsePortRange(const std::string& text) {
+  auto colon = text.find(':');
+  auto number = [](std::string_view part) -> int {
+    int v = 0;
+    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (ec != std::errc() || end != part.data() + part.size() || part.empty() || v < 1 ||
+        v > 65535) {
+      return -1;
+    }
+    return v;
+  };
+  int lo = colon == std::string::npos ? -1 : number(std::string_view(text).substr(0, colon));
+  int hi = colon == std::string::npos ? -1 : number(std::string_view(text).substr(colon + 1));
+  if (lo < 0 || hi < 0 || lo > hi) {
+    Fail("-Z/--port-range must be A:B with 1 <= A <= B <= 65535, got " + Quote(text));
+  }
+  return {static_cast<std::uint16_t>(lo), static_cast<std::uint16_t>(hi)};
+}
+
 /// Converts and range-checks what CLI11 collected. Presence is taken from `app`, so an
 /// explicit empty value ("-s ''") is an error rather than the default.
 void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   auto given = [&app](const char* name) { return app.count(name) > 0; };
   if (given("--streams")) {
-    options.streams = ParseIntInRange(raw.streams, 1, kMaxStreams, "-s/--streams");
+    StreamCount count = ParseStreamCount(raw.streams);
+    options.streams = count.max;
+    options.streams_min = count.min;
+    options.streams_auto = count.automatic;
   }
   if (given("--window")) {
     options.window = ParseSizeFor(raw.window, "-w/--window");
@@ -289,6 +350,10 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   if (options.remote_command.empty()) {
     Fail("-T/--remote-cmd must not be empty");
   }
+  if (given("--ssh-command") && options.ssh_command.find_first_not_of(" \t") == std::string::npos) {
+    Fail("-S/--ssh-command needs a command, such as 'ssh -J jumphost'");
+  }
+  if (given("--stall-timeout")) options.stall_timeout = ParseStallTimeout(raw.stall_timeout);
   for (const std::string& file : options.identity_files) {
     if (file.empty()) {
       Fail("-i/--identity needs a file name");
@@ -318,8 +383,16 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
     options.compress_level = raw.compress;
   }
   if (options.append && options.no_resume) Fail("-a/--append and --no-resume contradict");
+  if (options.polite && !options.streams_auto) Fail("--polite needs -s auto");
   if (raw.keep && options.remove_partial) Fail("-k/--keep and --remove-partial contradict");
   if (raw.no_verify_kept) options.verify_kept = false;
+  if (raw.ipv4 && raw.ipv6) Fail("-4 and -6 contradict");
+  options.family = raw.ipv4 ? 4 : raw.ipv6 ? 6 : 0;
+  if (given("--port-range")) {
+    auto [lo, hi] = ParsePortRange(raw.port_range);
+    options.port_min = lo;
+    options.port_max = hi;
+  }
   ApplyNetworkOptions(app, raw, options);
 }
 

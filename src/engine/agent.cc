@@ -10,6 +10,8 @@
 
 #include "engine/progress_display.h"
 #include "engine/server_end.h"
+#include "engine/stall_watch.h"
+#include "engine/target_plan.h"
 #include "engine/transfer_report.h"
 #include "transport/socket_tuning.h"
 
@@ -22,6 +24,9 @@ std::atomic<int> g_interrupt{0};
 /// (a full disk) rather than its echo (a reset stream).
 constexpr auto kErrorGrace = std::chrono::milliseconds(400);
 constexpr auto kTick = std::chrono::milliseconds(100);
+/// How long a server that stopped reporting gets to answer Abort before it is
+/// abandoned: a stopped process never will, and a live one answers at once.
+constexpr auto kSilentCloseGrace = std::chrono::seconds(2);
 
 /// Errors that are usually the consequence of a failure elsewhere.
 bool IsEcho(ErrorCode code) {
@@ -87,9 +92,15 @@ class Agent {
       if (int sig = g_interrupt.load()) {
         throw BraidError(ErrorCode::kInterrupted, "interrupted by " + SignalName(sig));
       }
+      if (stall_) {
+        if (auto why = stall_->Check(std::chrono::steady_clock::now())) {
+          throw BraidError(ErrorCode::kStalled, *why);
+        }
+      }
       std::optional<AgentEvent> ev = events_.PopFor(kTick);
       if (progress_) progress_->Update(Elapsed(), bytes_);
       if (!ev) continue;
+      if (stall_) stall_->OnMessage(static_cast<int>(ev->side), std::chrono::steady_clock::now());
       ServerEnd& end = ev->side == Side::kSource ? *source_ : *sink_;
       if (ev->error) throw *ev->error;
       if (!ev->message) throw end.DescribeEnd();
@@ -127,6 +138,14 @@ class Agent {
     params.congestion_control = options_.congestion_control;
     params.compress_level = static_cast<std::int8_t>(options_.compress_level);
     params.ordered = options_.ordered;
+    params.auto_streams = options_.streams_auto;
+    params.min_streams =
+        static_cast<std::uint16_t>(options_.streams_auto ? options_.streams_min : options_.streams);
+    params.polite = options_.polite;
+    params.reverse = options_.reverse;
+    params.port_min = options_.port_min;
+    params.port_max = options_.port_max;
+    params.family = static_cast<std::uint8_t>(options_.family);
 
     SourceOpen open;
     for (const auto& s : options_.sources) open.paths.push_back(s.path);
@@ -160,9 +179,17 @@ class Agent {
     SinkReady ready = WaitForReady();
     ReportResume(ready);
     if (options_.verbose > 0) {
-      std::fprintf(stderr, "braid: %zu files, %s; sink listening on %s port %u; %d streams\n",
-                   files_, total_ ? FormatBytes(*total_).c_str() : "size unknown",
-                   ready.addresses.front().c_str(), ready.port, options_.streams);
+      std::string where = "the source will listen (-z)";
+      if (!ready.addresses.empty()) {
+        where =
+            "sink listening on " + ready.addresses.front() + " port " + std::to_string(ready.port);
+        if (ready.addresses.size() > 1) {
+          where += " (and " + std::to_string(ready.addresses.size() - 1) + " other addresses)";
+        }
+      }
+      std::fprintf(stderr, "braid: %zu files, %s; %s; %d streams\n", files_,
+                   total_ ? FormatBytes(*total_).c_str() : "size unknown", where.c_str(),
+                   options_.streams);
       if (options_.tos >= 0) {
         std::fprintf(stderr, "braid: qos: tos 0x%02x\n", static_cast<unsigned>(options_.tos));
       }
@@ -176,8 +203,34 @@ class Agent {
     start.port = ready.port;
     start.params = params;
     start.resume = std::move(ready.resume);
+    if (options_.reverse) {
+      // -z: the source listens where the sink can reach it.
+      if (!options_.data_host.empty()) {
+        start.listen_address = options_.data_host;
+      } else if (!source_->is_remote()) {
+        start.listen_address = sink_->is_remote() ? sink_->local_address() : "127.0.0.1";
+      }
+    }
     source_->Send(start);
+    if (options_.reverse) {
+      SourceReady listening = WaitForSource();
+      if (options_.verbose > 0) {
+        std::fprintf(stderr, "braid: -z: source listening on %s port %u\n",
+                     listening.addresses.front().c_str(), listening.port);
+      }
+      sink_->Send(SinkConnect{listening.addresses, listening.port});
+    }
     if (report_) report_->Start(Elapsed());
+    if (options_.stall_timeout > 0) {
+      stall_.emplace(
+          std::chrono::duration_cast<StallWatch::Clock::duration>(
+              std::chrono::duration<double>(options_.stall_timeout)),
+          std::chrono::steady_clock::now(),
+          std::array<std::string, 2>{EndName(*source_, "source"), EndName(*sink_, "sink")},
+          // A pipe's producer may pause; with -e the source reads what the sink
+          // kept (to hash it) without sending any of it.
+          stream_source_ || (options_.md5 && skipped_bytes_ > 0));
+    }
 
     std::optional<std::uint64_t> to_send = total_;
     if (to_send) *to_send -= std::min(*to_send, skipped_bytes_);
@@ -188,12 +241,21 @@ class Agent {
       AgentEvent ev = Next();
       ControlMessage& m = *ev.message;
       if (auto* p = std::get_if<Progress>(&m)) {
+        if (stall_) {
+          stall_->OnProgress(static_cast<int>(ev.side), p->bytes, p->files_done,
+                             std::chrono::steady_clock::now());
+        }
         if (ev.side == Side::kSink) bytes_ = p->bytes;
+        if (ev.side == Side::kSource) max_active_ = std::max(max_active_, p->active_streams);
+        if (!p->controller_note.empty() && options_.verbose > 0) {
+          std::fprintf(stderr, "braid: streams: %s\n", p->controller_note.c_str());
+        }
         streams_ = std::max(streams_, p->streams);
         if (report_) report_->OnProgress(Elapsed(), ev.side == Side::kSource, *p, bytes_);
       } else if (auto* d = std::get_if<FileDone>(&m); d && ev.side == Side::kSink) {
         done_files_.push_back(*d);
       } else if (auto* done = std::get_if<Done>(&m)) {
+        if (stall_) stall_->OnDone(static_cast<int>(ev.side));
         if (ev.side == Side::kSink) {
           sink_done = true;
           bytes_ = done->bytes;
@@ -206,20 +268,32 @@ class Agent {
         Unexpected(ev);
       }
     }
+    stall_.reset();
     progress_->Complete(Elapsed(), bytes_);
     if (report_) report_->Finish(Elapsed(), bytes_);
   }
 
+  /// "the sink on dtn" or "the local source", for the stall message.
+  static std::string EndName(const ServerEnd& end, const char* role) {
+    return end.is_remote() ? std::string("the ") + role + " on " + end.label()
+                           : std::string("the local ") + role;
+  }
+
   void ReceiveFileList() {
     std::optional<std::uint64_t> total = 0;
+    std::vector<std::string> asked;
+    for (const auto& s : options_.sources) asked.push_back(s.path);
+    FileListCheck check(asked, options_.recursive);
     for (;;) {
       AgentEvent ev = Next();
       auto* list = std::get_if<FileList>(&*ev.message);
       if (list == nullptr || ev.side != Side::kSource) Unexpected(ev);
+      for (const auto& e : list->entries) check.Check(e);
       for (const auto& e : list->entries) {
         if (e.kind != FileKind::kRegular && e.kind != FileKind::kStream) continue;
         ++files_;
         if (e.kind == FileKind::kRegular) sizes_[e.id] = e.size;
+        if (e.kind == FileKind::kStream) stream_source_ = true;
         if (e.size == kUnknownSize) {
           total.reset();
         } else if (total) {
@@ -274,6 +348,17 @@ class Agent {
                               : options_.destination.path;
   }
 
+  SourceReady WaitForSource() {
+    for (;;) {
+      AgentEvent ev = Next();
+      if (auto* r = std::get_if<SourceReady>(&*ev.message); r && ev.side == Side::kSource) {
+        return *r;
+      }
+      if (std::holds_alternative<Progress>(*ev.message)) continue;
+      Unexpected(ev);
+    }
+  }
+
   SinkReady WaitForReady() {
     for (;;) {
       AgentEvent ev = Next();
@@ -297,8 +382,14 @@ class Agent {
       }
     }
     std::string reason = error.what();
-    if (source_) source_->Close(reason);
-    if (sink_) sink_->Close(reason);
+    // After a stall, an end that stopped reporting will likely not answer Abort either.
+    auto grace = [&](Side side) -> std::chrono::milliseconds {
+      bool silent = error.code() == ErrorCode::kStalled && stall_ &&
+                    stall_->Silent(static_cast<int>(side), std::chrono::steady_clock::now());
+      return silent ? kSilentCloseGrace : ServerEnd::kCloseGrace;
+    };
+    if (source_) source_->Close(reason, grace(Side::kSource));
+    if (sink_) sink_->Close(reason, grace(Side::kSink));
     // A sink stopped by the Abort above reports what it kept as it goes.
     while (std::optional<AgentEvent> ev = events_.PopFor(std::chrono::milliseconds(0))) {
       if (!ev->message) continue;
@@ -311,7 +402,7 @@ class Agent {
       ReportEnd end;
       end.bytes = bytes_;
       end.files = done_files_.size();
-      end.streams_used = streams_;
+      end.streams_used = options_.streams_auto ? max_active_ : streams_;
       end.bytes_skipped = skipped_bytes_;
       end.blocks_resent = failed_blocks_;
       end.bytes_kept = kept_ ? kept_->bytes : 0;
@@ -358,16 +449,21 @@ class Agent {
         resumed += ", " + std::to_string(failed_blocks_) + " kept block" +
                    (failed_blocks_ == 1 ? "" : "s") + " re-sent after failed verification";
       }
-      std::fprintf(stderr, "braid: copied %s in %zu files in %.2f s (%s) over %u streams%s%s%s\n",
+      std::string over = std::to_string(streams_) + " streams";
+      if (options_.streams_auto) {
+        over = "up to " + std::to_string(max_active_) + " of " + over + " (-s auto)";
+      }
+      std::fprintf(stderr, "braid: copied %s in %zu files in %.2f s (%s) over %s%s%s%s\n",
                    FormatBytes(bytes_).c_str(), files_, secs,
-                   FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(), streams_,
-                   wire.c_str(), resumed.c_str(), options_.md5 ? ", MD5 verified" : "");
+                   FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(),
+                   over.c_str(), wire.c_str(), resumed.c_str(),
+                   options_.md5 ? ", MD5 verified" : "");
     }
     if (report_) {
       ReportEnd end;
       end.bytes = bytes_;
       end.files = files_;
-      end.streams_used = streams_;
+      end.streams_used = options_.streams_auto ? max_active_ : streams_;
       end.md5_verified = options_.md5;
       for (const auto& d : done_files_) end.md5_verified = end.md5_verified && d.has_md5;
       end.bytes_skipped = skipped_bytes_;
@@ -383,16 +479,19 @@ class Agent {
   std::unique_ptr<ServerEnd> sink_;
   std::unique_ptr<ProgressDisplay> progress_;
   std::unique_ptr<TransferReport> report_;  ///< --json / --report-csv; null without them
+  std::optional<StallWatch> stall_;         ///< --stall-timeout, during the data phase only
   std::optional<std::uint64_t> total_;
   std::size_t files_ = 0;
   std::uint64_t bytes_ = 0;
   std::uint64_t wire_bytes_ = 0;
   std::uint16_t streams_ = 0;
+  std::uint16_t max_active_ = 0;  ///< -s auto: the most streams that carried data at once
   std::vector<FileDone> done_files_;
   std::map<std::uint32_t, std::uint64_t> sizes_;  ///< regular files' sizes by id
   std::uint64_t skipped_bytes_ = 0;               ///< not sent because an earlier run has them
   std::uint32_t failed_blocks_ = 0;
-  std::optional<Kept> kept_;  ///< what the sink kept after a failure
+  bool stream_source_ = false;  ///< a source is a pipe or stdin, which may pause
+  std::optional<Kept> kept_;    ///< what the sink kept after a failure
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -57,6 +58,15 @@ class LocalServerChannel : public ServerChannel {
     return status_;
   }
   std::string LocalAddress() const override { return "127.0.0.1"; }
+  void Abandon() override {
+    // Not reaped before the reader has ended, so the pid is still ours; a
+    // stopped child dies of SIGKILL too.
+    if (!reaped_ && ::kill(pid_, SIGKILL) != 0 && errno != ESRCH) {
+      std::fprintf(stderr, "braid: cannot stop the local braid --serve: %s\n",
+                   std::strerror(errno));
+    }
+    ::shutdown(fd_.get(), SHUT_RDWR);
+  }
 
  private:
   void Wait() {

@@ -3,13 +3,24 @@
 #include <cstdio>
 
 #include "engine/local_server.h"
+#include "engine/ssh_command_server.h"
 #include "security/ssh_connection.h"
 
 namespace braid {
 ServerEnd::ServerEnd(Side side, const Endpoint& endpoint, const Options& options,
                      BlockingQueue<AgentEvent>& events)
     : side_(side), label_(endpoint.host), events_(events) {
-  if (endpoint.is_remote()) {
+  auto print_stderr = [](const std::string& host, std::string_view text) {
+    std::fprintf(stderr, "%s: %.*s", host.c_str(), static_cast<int>(text.size()), text.data());
+    if (!text.empty() && text.back() != '\n') std::fputc('\n', stderr);
+  };
+  if (endpoint.is_remote() && !options.ssh_command.empty()) {
+    // -S: the user's own ssh client, with everything in their ssh setup.
+    command_ = options.remote_command + " --serve";
+    channel_ = SpawnSshCommand({options.ssh_command, endpoint.host, endpoint.user, options.ssh_port,
+                                options.identity_files, options.accept_new_host_key, command_},
+                               print_stderr);
+  } else if (endpoint.is_remote()) {
     SshTarget target;
     target.host = endpoint.host;
     target.user = endpoint.user;
@@ -19,10 +30,7 @@ ServerEnd::ServerEnd(Side side, const Endpoint& endpoint, const Options& options
     ssh_ = SshConnection::Open(target);
     // -T is a command line the user wrote for the remote shell, used as is.
     command_ = options.remote_command + " --serve";
-    channel_ = ssh_->Exec(command_, [](const std::string& host, std::string_view text) {
-      std::fprintf(stderr, "%s: %.*s", host.c_str(), static_cast<int>(text.size()), text.data());
-      if (!text.empty() && text.back() != '\n') std::fputc('\n', stderr);
-    });
+    channel_ = ssh_->Exec(command_, print_stderr);
   } else {
     command_ = "braid --serve";
     channel_ = SpawnLocalServer();
@@ -30,9 +38,9 @@ ServerEnd::ServerEnd(Side side, const Endpoint& endpoint, const Options& options
   control_ = std::make_unique<ControlChannel>(*channel_);
   Hello hello;
   hello.label = label_;
-  control_->Send(hello);
   std::optional<ControlMessage> reply;
   try {
+    control_->Send(hello);  // fails if an ssh client already gave up
     reply = control_->Receive();
   } catch (const BraidError& e) {
     if (e.code() != ErrorCode::kProtocol) throw DescribeEnd();
@@ -57,6 +65,7 @@ ServerEnd::~ServerEnd() {
 }
 
 BraidError ServerEnd::DescribeEnd() {
+  if (std::optional<BraidError> why = channel_->DescribeFailure()) return *why;
   std::optional<int> status = channel_->ExitStatus();
   std::string where = label_.empty() ? std::string("this host") : label_;
   if (status && *status == 127) {
@@ -80,8 +89,11 @@ void ServerEnd::ReadLoop() {
     }
     bool end = !event.message;
     events_.Push(std::move(event));
-    if (end) return;
+    if (end) break;
   }
+  std::lock_guard lock(reader_mu_);
+  reader_done_ = true;
+  reader_cv_.notify_all();
 }
 
 void ServerEnd::Send(const ControlMessage& message) {
@@ -92,7 +104,8 @@ void ServerEnd::Send(const ControlMessage& message) {
   }
 }
 
-void ServerEnd::Close(const std::optional<std::string>& abort_reason) {
+void ServerEnd::Close(const std::optional<std::string>& abort_reason,
+                      std::chrono::milliseconds grace) {
   closed_ = true;
   try {
     if (abort_reason) {
@@ -104,10 +117,25 @@ void ServerEnd::Close(const std::optional<std::string>& abort_reason) {
   } catch (const BraidError&) {
     // Already gone: nothing to tell it.
   }
+  if (reader_.joinable()) {
+    std::unique_lock lock(reader_mu_);
+    if (!reader_cv_.wait_for(lock, grace, [this] { return reader_done_; })) {
+      lock.unlock();
+      channel_->Abandon();
+    }
+  }
   if (reader_.joinable()) reader_.join();
   channel_->ExitStatus();
 }
 
-std::string ServerEnd::local_address() const { return channel_->LocalAddress(); }
+std::string ServerEnd::local_address() const {
+  std::string address = channel_->LocalAddress();
+  // -S: ssh's socket is not ours to ask, so take our route to the address the
+  // far end says it was reached on.
+  if (address.empty() && !hello_.ssh_address.empty()) {
+    address = LocalAddressToward(hello_.ssh_address);
+  }
+  return address;
+}
 
 }  // namespace braid

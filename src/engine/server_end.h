@@ -3,7 +3,10 @@
 /// or ssh exec), its control channel, and a reader thread that turns incoming
 /// messages into events on the agent's queue.
 
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -38,8 +41,14 @@ class ServerEnd {
 
   /// Sends, reporting a failure as an event rather than throwing.
   void Send(const ControlMessage& message);
-  /// Tells the server to finish (Bye) or stop (Abort), then waits for it to go.
-  void Close(const std::optional<std::string>& abort_reason);
+  /// Longer than a server's own limit for stopping its work (15 s), so a server
+  /// that answers is never cut short.
+  static constexpr std::chrono::milliseconds kCloseGrace{20000};
+  /// Tells the server to finish (Bye) or stop (Abort), then waits for it to go,
+  /// at most `grace`: a stopped or hung server is then abandoned (killed or cut
+  /// off), since it may never answer.
+  void Close(const std::optional<std::string>& abort_reason,
+             std::chrono::milliseconds grace = kCloseGrace);
 
   /// The name for messages: the host as the user typed it, or "" when local.
   const std::string& label() const { return label_; }
@@ -62,6 +71,9 @@ class ServerEnd {
   BlockingQueue<AgentEvent>& events_;
   HelloReply hello_;
   std::thread reader_;
+  std::mutex reader_mu_;
+  std::condition_variable reader_cv_;
+  bool reader_done_ = false;  ///< ReadLoop has returned; guarded by reader_mu_
   bool closed_ = false;
 };
 

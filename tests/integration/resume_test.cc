@@ -13,6 +13,7 @@
 #include <fstream>
 #include <random>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "support/background_braid.h"
@@ -404,6 +405,87 @@ TEST_F(ResumeTest, TreeSkipsCompletedFilesAndResumesThePartialOne) {
   auto diff = RunProcess({"diff", "-r", tree, dst + "/tree"});
   EXPECT_EQ(diff.exit_code, 0) << diff.out;
 }
+
+/// A sink that stops answering (SIGSTOP) fails the copy as stalled,
+/// promptly and with the documented exit code, and the copy resumes afterwards.
+class StallTest : public ResumeTest {
+ protected:
+  /// The processes whose parent is `parent`.
+  static std::vector<pid_t> ChildrenOf(pid_t parent) {
+    std::vector<pid_t> children;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      const std::string name = entry.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream in(entry.path() / "stat");
+      std::string stat((std::istreambuf_iterator<char>(in)), {});
+      std::size_t close = stat.rfind(')');
+      if (close == std::string::npos) continue;
+      std::istringstream rest(stat.substr(close + 1));
+      std::string state;
+      pid_t ppid = 0;
+      if (rest >> state >> ppid && ppid == parent) {
+        children.push_back(static_cast<pid_t>(std::stoi(name)));
+      }
+    }
+    return children;
+  }
+
+  /// Pushes (or, with `local_sink`, pulls) with `transport` (e.g. {} for libssh2,
+  /// {"-S", ...}), stops the sink, and checks the stall, the exit and the resume.
+  void StopSinkThenResume(const std::vector<std::string>& transport, bool local_sink = false) {
+    std::string src = dir + "/stall.src";
+    WritePatternFile(src, 64 * kBlock, 23);
+    std::string dst = dir + "/stall.dst";
+    const std::string from = local_sink ? Remote(src) : src;
+    const std::string to = local_sink ? dst : Remote(dst);
+    std::vector<std::string> args = transport;
+    args.insert(args.end(), {"-T", ServeWrapper(), "-x", "8M", "--stall-timeout", "2", from, to});
+    pid_t sink = -1;
+    {
+      BackgroundBraid copy(args, dir);
+      ASSERT_TRUE(WaitFor([&] { return JournaledBlocks(dst) >= 4; }, 30)) << copy.err();
+      // A local sink is the agent's only child; a remote one wrote its pid.
+      std::vector<pid_t> pids = local_sink ? ChildrenOf(copy.pid()) : ServePids();
+      ASSERT_EQ(pids.size(), 1u);
+      sink = pids.front();
+      ASSERT_EQ(::kill(sink, SIGSTOP), 0);
+      // Whatever happens below, the stopped server must not outlive the test.
+      struct Continue {
+        pid_t pid;
+        ~Continue() { ::kill(pid, SIGCONT); }
+      } resume_it{sink};
+      auto stopped = std::chrono::steady_clock::now();
+      EXPECT_EQ(copy.Wait(30), 15) << copy.err();
+      auto took = std::chrono::steady_clock::now() - stopped;
+      // 2 s without progress, then 2 s for the silent sink to answer Abort.
+      EXPECT_LT(took, std::chrono::seconds(7)) << copy.err();
+      EXPECT_GE(took, std::chrono::seconds(2)) << copy.err();
+      EXPECT_NE(copy.err().find("braid: transfer stalled: no progress for"), std::string::npos)
+          << copy.err();
+      std::string sink_name = local_sink ? "the local sink" : "the sink on " + sshd.alias();
+      EXPECT_NE(copy.err().find(sink_name + " has sent nothing for"), std::string::npos)
+          << copy.err();
+    }
+    // Continued, a remote sink reads the Abort (or its channel's end) and keeps what it
+    // has; a local one was killed, and its journal holds what it had synced.
+    ASSERT_TRUE(WaitFor([&] { return ::kill(sink, 0) != 0; }, 30)) << "the sink kept running";
+    EXPECT_FALSE(Exists(dst));
+    EXPECT_TRUE(Exists(dst + ".braid-part"));
+    EXPECT_TRUE(Exists(dst + ".braid-journal"));
+    std::vector<std::string> again = transport;
+    again.insert(again.end(), {"--stall-timeout", "2", from, to});
+    JsonValue doc = Rerun(again, src, dst);
+    EXPECT_GT(Number(doc, "bytes_skipped"), 0u);
+  }
+};
+
+TEST_F(StallTest, StoppedRemoteSinkFailsAsStalledAndResumes) { StopSinkThenResume({}); }
+
+TEST_F(StallTest, StoppedRemoteSinkOverSshCommandFailsAsStalledAndResumes) {
+  StopSinkThenResume({"-S", "ssh -F " + sshd.home() + "/.ssh/config"});
+}
+
+TEST_F(StallTest, StoppedLocalSinkIsKilledAndTheCopyResumes) { StopSinkThenResume({}, true); }
 
 }  // namespace
 }  // namespace braid

@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -129,15 +131,29 @@ TEST(CommandLineTest, Streams) {
 TEST(CommandLineTest, StreamsOutOfRange) {
   EXPECT_TRUE(Contains(UsageError({"-s", "0", "a", "b"}),
                        "-s/--streams must be a whole number "
-                       "from 1 to 64, got \"0\""));
+                       "from 1 to 64, auto or auto:MIN-MAX, got \"0\""));
   EXPECT_TRUE(Contains(UsageError({"-s", "65", "a", "b"}), "got \"65\""));
   UsageError({"-s", "-1", "a", "b"});
-  UsageError({"-s", "auto", "a", "b"});
+  UsageError({"-s", "auto:0-4", "a", "b"});
+  UsageError({"-s", "auto:8-4", "a", "b"});
   UsageError({"-s", "4x", "a", "b"});
   UsageError({"-s", "", "a", "b"});
   UsageError({"-s", "99999999999999999999", "a", "b"});
   UsageError({"-s", " 4", "a", "b"});
   UsageError({"-s", "+4", "a", "b"});
+}
+
+TEST(CommandLineTest, StreamsAutoAndPolite) {
+  CommandLine cl = Parse({"-s", "auto", "a", "b"});
+  EXPECT_TRUE(cl.options.streams_auto);
+  EXPECT_EQ(cl.options.streams_min, 1);
+  EXPECT_EQ(cl.options.streams, 64);
+  cl = Parse({"-s", "auto:2-16", "--polite", "a", "b"});
+  EXPECT_EQ(cl.options.streams_min, 2);
+  EXPECT_EQ(cl.options.streams, 16);
+  EXPECT_TRUE(cl.options.polite);
+  EXPECT_FALSE(Parse({"-s", "8", "a", "b"}).options.streams_auto);
+  EXPECT_TRUE(Contains(UsageError({"-s", "8", "--polite", "a", "b"}), "--polite needs -s auto"));
 }
 
 TEST(CommandLineTest, RepeatedSingleValueOptionTakesTheLast) {
@@ -337,6 +353,45 @@ TEST(CommandLineTest, BbcpStyleExample) {
   EXPECT_EQ(o.sources[0].path, "big.dat");
   EXPECT_EQ(o.destination.user, "user");
   EXPECT_EQ(o.destination.host, "dtn");
+}
+
+}  // namespace
+}  // namespace braid
+
+namespace braid {
+namespace {
+
+TEST(CommandLineTest, SshCommandAndStallTimeout) {
+  const Options defaults = Parse({"a", "host:b"}).options;
+  EXPECT_TRUE(defaults.ssh_command.empty());  // libssh2 unless -S
+  EXPECT_DOUBLE_EQ(defaults.stall_timeout, kDefaultStallTimeout);
+
+  const Options o =
+      Parse({"-S", "ssh -F cfg -J 'jump host'", "--stall-timeout", "2.5", "a", "host:b"}).options;
+  EXPECT_EQ(o.ssh_command, "ssh -F cfg -J 'jump host'");  // kept as shell words for /bin/sh
+  EXPECT_DOUBLE_EQ(o.stall_timeout, 2.5);
+  EXPECT_EQ(Parse({"--ssh-command=ssh -4", "a", "host:b"}).options.ssh_command, "ssh -4");
+  EXPECT_DOUBLE_EQ(Parse({"--stall-timeout", "0", "a", "b"}).options.stall_timeout, 0);
+
+  EXPECT_TRUE(Contains(UsageError({"-S", "", "a", "host:b"}), "-S/--ssh-command needs a command"));
+  EXPECT_TRUE(Contains(UsageError({"-S", "  ", "a", "host:b"}), "-S/--ssh-command"));
+  for (const char* bad : {"-1", "0.05", "x", "", "nan", "1e9", "2s"}) {
+    EXPECT_TRUE(Contains(UsageError({"--stall-timeout", bad, "a", "b"}), "--stall-timeout")) << bad;
+  }
+}
+
+TEST(CommandLineTest, SshCommandFromConfigFile) {
+  char tmpl[] = "/tmp/braid-unit-ssh-cmd.XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string cfg = std::string(tmpl) + "/config";
+  std::ofstream(cfg) << "ssh-command = ssh -o ServerAliveInterval=5 -J jump\n"
+                     << "stall-timeout = 30\n";
+  const Options o = Parse({"-C", cfg, "a", "host:b"}).options;
+  EXPECT_EQ(o.ssh_command, "ssh -o ServerAliveInterval=5 -J jump");
+  EXPECT_DOUBLE_EQ(o.stall_timeout, 30);
+  // The command line wins over the file.
+  EXPECT_EQ(Parse({"-C", cfg, "-S", "ssh", "a", "host:b"}).options.ssh_command, "ssh");
+  std::filesystem::remove_all(tmpl);
 }
 
 }  // namespace
