@@ -1,0 +1,88 @@
+// Hostile data streams from a malicious source server: braid_fake_serve,
+// started by the real agent over ssh, authenticates its stream to the real
+// local sink with the real handshake and then sends frames that break the
+// protocol. Each must end the copy with the documented exit code, leave no
+// file under the target's name, and write nothing outside the target.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "support/hostile_fixture.h"
+#include "support/test_files.h"
+
+namespace braid::testing {
+namespace {
+
+using HostileDataTest = HostileTest;
+
+struct Case {
+  const char* scenario;
+  int exit_code;
+  const char* message;  ///< part of braid's last line
+  bool recursive = false;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.scenario; }
+
+class HostileFrameTest : public HostileTest, public ::testing::WithParamInterface<Case> {};
+
+TEST_P(HostileFrameTest, IsRejected) {
+  const Case& c = GetParam();
+  std::vector<std::string> extra;
+  if (c.recursive) extra.push_back("-r");
+  auto start = std::chrono::steady_clock::now();
+  ProcessResult r = RunFakeSource(c.scenario, "want", extra);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_FALSE(r.timed_out) << r.err;
+  EXPECT_EQ(r.exit_code, c.exit_code) << r.err;
+  EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+  EXPECT_LT(secs, 20) << "a hostile stream should end the copy promptly";
+  // No file under its final name; the small partial file is removed.
+  std::string file = guard_.target() + (c.recursive ? "/want/f" : "/want");
+  EXPECT_FALSE(Exists(file)) << ListDir(guard_.target());
+  EXPECT_FALSE(Exists(file + ".braid-part"));
+  ExpectNothingOutside();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Frames, HostileFrameTest,
+    ::testing::Values(Case{"offset-past-size", 10, "block past the announced size"},
+                      Case{"block-crosses-end", 10, "block past the announced size"},
+                      Case{"data-unknown-id", 10, "not in the file list"},
+                      Case{"data-for-directory", 10, "data for a directory or link", true},
+                      Case{"oversized-frame", 10, "data frame length out of range"},
+                      Case{"lying-checksum", 12, "block checksum mismatch"},
+                      Case{"file-end-wrong-size", 10, "file end disagrees with the announced size"},
+                      // Fewer bytes than announced: the sink asks again, the source never
+                      // delivers, and the sink gives up after idle passes instead of hanging.
+                      Case{"short-pass", 10, "does not send the data asked for again"}),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      std::string name = info.param.scenario;
+      for (char& ch : name) {
+        if (ch == '-') ch = '_';
+      }
+      return name;
+    });
+
+TEST_F(HostileDataTest, OversizedControlMessageFromTheSource) {
+  ProcessResult r = RunFakeSource("oversized-control", "want");
+  EXPECT_EQ(r.exit_code, 10) << r.err;
+  EXPECT_NE(r.err.find("control message length out of range"), std::string::npos) << r.err;
+  EXPECT_EQ(ListDir(guard_.target()), "");
+  ExpectNothingOutside();
+}
+
+TEST_F(HostileDataTest, SourceThatConnectsAndSendsNothingIsBoundedByTheStallTimeout) {
+  auto start = std::chrono::steady_clock::now();
+  ProcessResult r = RunFakeSource("stall-silent", "want", {"--stall-timeout", "2"});
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_FALSE(r.timed_out) << r.err;
+  EXPECT_EQ(r.exit_code, 15) << r.err;  // stalled
+  EXPECT_LT(secs, 15) << r.err;
+  EXPECT_FALSE(Exists(guard_.target() + "/want"));
+  ExpectNothingOutside();
+}
+
+}  // namespace
+}  // namespace braid::testing

@@ -1,0 +1,39 @@
+#pragma once
+/// Shared set-up for the hostile-peer tests (tests/integration/hostile_*):
+/// a scratch root guarded by ScratchGuard, and the real agent run against
+/// braid_fake_serve, a malicious source server reached over the test sshd.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "support/process_runner.h"
+#include "support/scratch_guard.h"
+#include "support/sshd_fixture.h"
+
+namespace braid::testing {
+
+class HostileTest : public ::testing::Test {
+ protected:
+  HostileTest() : guard_(SshdFixture::Get().scratch_dir()) {}
+
+  /// The real agent copying `name` from a fake source playing `scenario` into
+  /// target/ (-s 1, 64 KiB blocks, so every scenario uses one stream).
+  ProcessResult RunFakeSource(const std::string& scenario, const std::string& name,
+                              std::vector<std::string> extra = {}, int timeout_seconds = 30) {
+    std::string command = std::string(BRAID_FAKE_SERVE) + " " + scenario + " " + guard_.outside();
+    std::vector<std::string> args{"-s", "1", "-B", "64K", "-T", command};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(SshdFixture::Get().alias() + ":/nonexistent/" + name);
+    args.push_back(guard_.target() + "/");
+    return RunBraid(args, {}, "", timeout_seconds);
+  }
+
+  /// Nothing outside target/ changed.
+  void ExpectNothingOutside() { EXPECT_EQ(guard_.Changes(), ""); }
+
+  ScratchGuard guard_;
+};
+
+}  // namespace braid::testing
