@@ -274,12 +274,13 @@ bool MatchSshPattern(std::string_view pattern, std::string_view host) {
   std::size_t star = std::string_view::npos;
   std::size_t mark = 0;
   while (h < host.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || Lower(pattern[p]) == Lower(host[h]))) {
-      ++p;
-      ++h;
-    } else if (p < pattern.size() && pattern[p] == '*') {
+    // '*' first: it is a wildcard even where the host has a literal '*'.
+    if (p < pattern.size() && pattern[p] == '*') {
       star = p++;
       mark = h;
+    } else if (p < pattern.size() && (pattern[p] == '?' || Lower(pattern[p]) == Lower(host[h]))) {
+      ++p;
+      ++h;
     } else if (star != std::string_view::npos) {
       p = star + 1;
       h = ++mark;

@@ -414,6 +414,10 @@ CommandLine ParseArgs(const std::vector<std::string>& in_order, std::ostream& ou
       return result;
     }
     Fail(EscapeControl(e.what(), 400));  // CLI11 echoes the offending argument
+  } catch (const std::logic_error&) {
+    // CLI11 lets std::stoll's out_of_range escape for a flag given a huge
+    // count (--compress=99999999999999999999), which would abort braid.
+    Fail("a flag's value is out of range: give a small number (--compress=9) or true/false");
   }
   if (raw.version) {
     out << "braid " BRAID_VERSION "\n";

@@ -362,6 +362,9 @@ void SinkSession::Impl::Verify(TransferState& state) {
     for (;;) {
       std::optional<std::uint64_t> prefix = files->WaitForPrefix(id, hashed);
       if (!prefix || state.failed()) return;
+      // The wait returns no new bytes only once the file is complete (it looks
+      // under SinkFiles' lock; reading f.complete here raced with receivers).
+      if (*prefix == hashed) break;
       while (hashed < *prefix) {
         std::size_t want =
             static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), *prefix - hashed));
@@ -373,7 +376,6 @@ void SinkSession::Impl::Verify(TransferState& state) {
         digest.Update(chunk.data(), static_cast<std::size_t>(n));
         hashed += static_cast<std::uint64_t>(n);
       }
-      if (f.complete && f.end_size && hashed == *f.end_size) break;
     }
     sink_md5[id] = digest.Finish();
     commit_queue.Push(id);

@@ -1,0 +1,226 @@
+// Writes the binary seed corpora under DIR (fuzz/corpus): valid encodings made
+// by braid's own encoders, so the fuzzers start from messages that get deep
+// into each decoder. Run `make_seeds fuzz/corpus` after a format change and
+// commit the result; the text corpora (configs, operands) are written by hand.
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "braid/wire.h"
+#include "engine/resume_journal.h"
+#include "proto/control_message.h"
+#include "security/stream_handshake.h"
+#include "transport/data_frame.h"
+
+using namespace braid;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path g_root;
+
+void Write(const std::string& target, const std::string& name,
+           const std::vector<std::uint8_t>& bytes) {
+  const fs::path dir = g_root / target;
+  fs::create_directories(dir);
+  std::ofstream(dir / name, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+}
+
+std::vector<std::uint8_t> U32(std::uint32_t v) {
+  return {static_cast<std::uint8_t>(v >> 24), static_cast<std::uint8_t>(v >> 16),
+          static_cast<std::uint8_t>(v >> 8), static_cast<std::uint8_t>(v)};
+}
+
+std::vector<std::uint8_t> Cat(std::vector<std::uint8_t> a, const std::vector<std::uint8_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+TransferParams Params() {
+  TransferParams p;
+  p.streams = 8;
+  p.block_size = 1u << 20;
+  p.md5 = true;
+  p.secret.fill(0x5a);
+  p.session.fill(0x17);
+  p.rate = 50'000'000;
+  p.tos = 0x20;
+  p.congestion_control = "cubic";
+  p.compress_level = 1;
+  return p;
+}
+
+std::vector<ResumeEntry> Resume() {
+  return {{3, false, {{0, 1u << 20}, {4u << 20, 6u << 20}}},
+          {7, true, {}},
+          {8, true, {}},
+          {9, true, {}}};
+}
+
+FileEntry Entry(std::uint32_t id, FileKind kind, const std::string& path, std::uint64_t size) {
+  FileEntry e;
+  e.id = id;
+  e.kind = kind;
+  e.path = path;
+  e.size = size;
+  e.mode = kind == FileKind::kDirectory ? 0755 : 0644;
+  e.mtime_sec = 1700000000;
+  e.mtime_nsec = 123456789;
+  if (kind == FileKind::kSymlink) e.link_target = "../target";
+  if (kind == FileKind::kRegular && size >= kResumeMinSize) e.fingerprint = 0x1234abcd5678ef90;
+  return e;
+}
+
+/// Fills the fields most messages share so even a generic one is valid.
+template <typename M>
+M Generic() {
+  M m{};
+  if constexpr (requires { m.addresses; }) m.addresses = {"127.0.0.1", "::1"};
+  if constexpr (requires { m.port; }) m.port = 40000;
+  if constexpr (requires { m.params; }) m.params = Params();
+  if constexpr (requires { m.resume; }) {
+    if constexpr (std::is_same_v<decltype(m.resume), std::vector<ResumeEntry>>) m.resume = Resume();
+  }
+  return m;
+}
+
+template <std::size_t... I>
+std::vector<ControlMessage> OneOfEach(std::index_sequence<I...>) {
+  return {ControlMessage(Generic<std::variant_alternative_t<I, ControlMessage>>())...};
+}
+
+std::vector<ControlMessage> Messages() {
+  std::vector<ControlMessage> out =
+      OneOfEach(std::make_index_sequence<std::variant_size_v<ControlMessage>>());
+  out.push_back(Hello{kControlMagic, kProtocolVersion, "dtn.example.org"});
+  SourceOpen open;
+  open.paths = {"run42.h5", "dir/sub"};
+  open.recursive = true;
+  open.device_size = 10u << 30;
+  out.push_back(open);
+  FileList list;
+  list.entries = {Entry(0, FileKind::kDirectory, "run42", 0),
+                  Entry(1, FileKind::kRegular, "run42/a.bin", 8u << 20),
+                  Entry(2, FileKind::kSymlink, "run42/link", 0),
+                  Entry(3, FileKind::kStream, "-", kUnknownSize)};
+  list.last = true;
+  out.push_back(list);
+  SinkOpen sink;
+  sink.target = "/data/run42";
+  sink.recursive = true;
+  sink.listen_address = "10.0.0.2";
+  sink.params = Params();
+  sink.resume = ResumeMode::kRequire;
+  out.push_back(sink);
+  Progress progress;
+  progress.bytes = 1u << 30;
+  progress.streams = 2;
+  progress.stream_samples = {{0, 1000, 2000, 1500, 10, 1, 100000, 900},
+                             {1, 2000, 0, 0, 0, 0, 0, 0}};
+  progress.active_streams = 2;
+  progress.controller_note = "up to 2 streams: rate still rising";
+  out.push_back(progress);
+  FileDone done;
+  done.id = 1;
+  done.size = 8u << 20;
+  done.has_md5 = true;
+  done.source_md5.fill(0xaa);
+  done.sink_md5.fill(0xaa);
+  done.final_path = "run42/a.bin";
+  out.push_back(done);
+  out.push_back(ErrorMessage{ErrorCode::kProtocol, "protocol error: trailing bytes"});
+  return out;
+}
+
+void ControlSeeds() {
+  std::vector<std::uint8_t> stream = {0};  // control_channel: piece size 0, then frames
+  int n = 0;
+  for (const ControlMessage& m : Messages()) {
+    std::vector<std::uint8_t> bytes = EncodeMessage(m);
+    try {
+      DecodeMessage(bytes);
+    } catch (const BraidError& e) {
+      std::fprintf(stderr, "make_seeds: skipping %s: %s\n", MessageName(m), e.what());
+      continue;
+    }
+    const std::string name = std::to_string(n++) + "-" + MessageName(m);
+    Write("control_message", name, bytes);
+    Write("control_channel", name,
+          Cat(Cat({3}, U32(static_cast<std::uint32_t>(bytes.size()))), bytes));
+    stream = Cat(Cat(stream, U32(static_cast<std::uint32_t>(bytes.size()))), bytes);
+  }
+  Write("control_channel", "all-messages", stream);
+}
+
+void FrameSeeds() {
+  const std::vector<std::uint8_t> max = U32(1u << 20);
+  auto header = [](const FrameHeader& h) {
+    FrameHeaderBytes b = EncodeFrameHeader(h);
+    return std::vector<std::uint8_t>(b.begin(), b.end());
+  };
+  FrameHeader data{FrameType::kData, 0, 1, 4096, 8192, 4096, 0x1122334455667788};
+  FrameHeader compressed{FrameType::kData, kFlagCompressed, 2, 100, 0, 4096, 42};
+  FrameHeader end{FrameType::kFileEnd, kFlagHasMd5, 1, 16, 8u << 20, 0, 7};
+  FrameHeader pass{FrameType::kPassEnd, 0, 8, 0, 0, 0, 0};
+  const std::vector<ResendRange> ranges = {{1, 0, 1u << 20}, {2, 4096, 0}, {3, 1u << 30, 65536}};
+  const std::vector<std::uint8_t> list = EncodeResendList(ranges);
+  FrameHeader resend{FrameType::kResend, 0, 0, static_cast<std::uint32_t>(list.size()), 2, 0, 9};
+  Write("data_frame", "data", Cat(max, header(data)));
+  Write("data_frame", "compressed", Cat(max, header(compressed)));
+  Write("data_frame", "file-end", Cat(max, header(end)));
+  Write("data_frame", "pass-end", Cat(max, header(pass)));
+  Write("data_frame", "resend", Cat(Cat(max, header(resend)), list));
+}
+
+void HandshakeSeeds() {
+  // Raw messages as they appear on the wire, and a few tamper scripts
+  // (all zeros = the untouched exchange).
+  Secret secret{};
+  SessionId session{};
+  Nonce nonce{};
+  HandshakeConnector connector(secret, session, 3, nonce);
+  Write("stream_handshake", "hello", connector.Hello());
+  Write("stream_handshake", "untouched", std::vector<std::uint8_t>(200, 0));
+  std::vector<std::uint8_t> flip(200, 0);
+  flip[2] = 0x05;
+  flip[60] = 0x01;
+  Write("stream_handshake", "flip-index", flip);
+}
+
+void JournalSeeds() {
+  JournalHeader header;
+  header.source = {64u << 20, 1700000000, 5, 0xfeedfacecafebeef};
+  header.block_size = 1u << 20;
+  const std::vector<JournalRecord> records = {
+      {0, 1u << 20, 0x1111}, {1u << 20, 1u << 20, 0x2222}, {63u << 20, 1u << 20, 0x3333}};
+  const std::vector<std::uint8_t> head = EncodeJournalHeader(header);
+  const std::vector<std::uint8_t> body = EncodeJournalRecords(header, records);
+  // The first byte is the fuzzer's "fix the check values" switch: 1 = on.
+  Write("resume_journal", "header-only", Cat({0}, head));
+  Write("resume_journal", "three-records", Cat(Cat({0}, head), body));
+  std::vector<std::uint8_t> torn = Cat(Cat({1}, head), body);
+  torn.resize(torn.size() - 5);
+  Write("resume_journal", "torn-tail", torn);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_seeds DIR (normally fuzz/corpus)\n");
+    return 2;
+  }
+  g_root = argv[1];
+  ControlSeeds();
+  FrameSeeds();
+  HandshakeSeeds();
+  JournalSeeds();
+  return 0;
+}

@@ -1,0 +1,48 @@
+// Inputs the fuzz targets (fuzz/, tools/fuzz.sh) found, kept as unit tests so
+// a fixed bug stays fixed in the normal build, which has no libFuzzer.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "parse_args.h"
+#include "security/ssh_config.h"
+#include "thrown_code.h"
+
+namespace braid {
+namespace {
+
+// ssh_config_fuzzer: a '*' in the pattern was matched as a literal character
+// when the host had a '*' at that place, so "Host *" missed the alias "*d?n"
+// and its settings were silently not applied.
+TEST(FuzzRegressionTest, StarMatchesEvenWhereTheHostHasAStar) {
+  EXPECT_TRUE(MatchSshPattern("*", "*d?n"));
+  EXPECT_TRUE(MatchSshPattern("a*", "a*b"));
+  EXPECT_TRUE(MatchSshPattern("*b", "**b"));
+  EXPECT_FALSE(MatchSshPattern("*c", "*b"));
+  const SshHostConfig c = ResolveSshConfig("Host *\n  User alice\n", "*d?n", "/home/u");
+  EXPECT_EQ(c.user, "alice");
+}
+
+// config_file_fuzzer: CLI11 lets std::out_of_range from std::stoll escape for
+// a counted flag given a huge value, so `braid --compress=99999999999999999999`
+// (or that line in the config file) aborted with "terminate called" (exit 134).
+TEST(FuzzRegressionTest, HugeFlagCountIsAUsageError) {
+  EXPECT_EQ(ThrownCode([] {
+              ParseArgs({"--compress=99999999999999999999", "a", "b"});
+            }),
+            ErrorCode::kUsage);
+  EXPECT_EQ(ThrownCode([] {
+              ParseArgs({"--verbose=99999999999999999999", "a", "b"});
+            }),
+            ErrorCode::kUsage);
+  const std::filesystem::path config =
+      std::filesystem::temp_directory_path() / "braid-fuzz-regression.conf";
+  std::ofstream(config) << "compress = 99999999999999999999\n";
+  EXPECT_EQ(ThrownCode([&] { ParseArgs({"-C", config.string(), "a", "b"}); }), ErrorCode::kUsage);
+  std::filesystem::remove(config);
+}
+
+}  // namespace
+}  // namespace braid
