@@ -14,7 +14,8 @@ install_packages() {
   local pkgs=(build-essential cmake pkg-config libssl-dev libssh2-1-dev libboost-dev
               zlib1g-dev libxxhash-dev libcli11-dev libgtest-dev openssh-server openssh-client
               diffutils util-linux procps tcpdump
-              iproute2 iperf3 iputils-ping python3 nftables gnuplot-nox)
+              iproute2 iperf3 iputils-ping python3 nftables gnuplot-nox
+              clang libclang-rt-14-dev)
   local missing=()
   for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -67,6 +68,13 @@ test_all() {
   # sanitizers would distort; the code they run is covered by the rest.
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     run_tests build-asan -LE testbed
+  echo "== the threaded parts under ThreadSanitizer"
+  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBRAID_TSAN=ON >/dev/null
+  cmake --build build-tsan -j "$jobs" --target braid_unit_tests
+  TSAN_OPTIONS=halt_on_error=1 run_tests build-tsan \
+    -R '^(BlockingQueue|BufferPool|OrderedWriter|TransferState|TokenBucket|RateLimiter|Checkpointer|FuzzRegression)Test\.'
+  echo "== every decoder fuzzed for 10 s (tools/fuzz.sh; longer runs: docs/security.md)"
+  tools/fuzz.sh --seconds 10 --build build-fuzz
 }
 
 case "${1:-}" in
