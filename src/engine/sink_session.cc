@@ -568,7 +568,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
     }
     if (!where) return;
     auto warn = [&](const std::string& w) { callbacks.warn(w); };
-    for (auto& c : ConnectStreams(where->addresses, where->port, p, "source", warn)) {
+    for (auto& c : ConnectStreams(where->addresses, where->port, p, warn)) {
       add(std::move(c));
     }
   }));

@@ -450,8 +450,7 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
                   [this] { return state_.failed(); });
     if (auto e = state_.error()) throw *e;
   } else {
-    for (auto& c : ConnectStreams(s.start.addresses, s.start.port, p, "sink", warn))
-      add(std::move(c));
+    for (auto& c : ConnectStreams(s.start.addresses, s.start.port, p, warn)) add(std::move(c));
   }
   state_.streams = static_cast<std::uint16_t>(s.sockets.size());
   s.live_senders = s.sockets.size();

@@ -19,6 +19,15 @@ std::string Join(const std::vector<std::string>& v) {
   return out;
 }
 
+/// What to try when no stream got through: the listening end (the sink, or
+/// the source with -z) is the one a firewall may be guarding.
+std::string FirewallHint(const TransferParams& p) {
+  return p.reverse ? "the source's host may refuse inbound connections: try without -z, or "
+                     "-Z A:B for ports its firewall opens"
+                   : "the sink's host may refuse inbound connections: try -z (the source "
+                     "listens instead) or -Z A:B (ports its firewall opens)";
+}
+
 }  // namespace
 
 SocketTuning TuningFor(const TransferParams& p) {
@@ -27,19 +36,13 @@ SocketTuning TuningFor(const TransferParams& p) {
 
 std::vector<AuthenticatedStream> ConnectStreams(
     const std::vector<std::string>& addresses, std::uint16_t port, const TransferParams& p,
-    const std::string& listener_role, const std::function<void(const std::string&)>& warn) {
+    const std::function<void(const std::string&)>& warn) {
   ConnectResult connected = ConnectDataStreams(addresses, port, p.secret, p.session, p.streams,
                                                TuningFor(p), kConnectTimeout);
   if (connected.streams.empty()) {
-    std::string hint = p.reverse
-                           ? "the source's host may refuse inbound connections: try without -z, "
-                             "or -Z A:B for ports its firewall opens"
-                           : "the " + listener_role +
-                                 "'s host may refuse inbound connections: try -z (the source "
-                                 "listens instead) or -Z A:B (ports its firewall opens)";
     throw BraidError(ErrorCode::kDataConnect, "no data stream could connect to " + Join(addresses) +
                                                   " port " + std::to_string(port) + " (" +
-                                                  connected.last_error + "); " + hint);
+                                                  connected.last_error + "); " + FirewallHint(p));
   }
   if (connected.streams.size() < p.streams) {
     warn("only " + std::to_string(connected.streams.size()) + " of " + std::to_string(p.streams) +
@@ -84,13 +87,9 @@ void AcceptStreams(DataListener& listener, const TransferParams& p,
   cv.notify_all();
   watchdog.join();
   if (accepted == 0 && !stop()) {
-    throw BraidError(ErrorCode::kDataConnect,
-                     "no data stream connected to " + listener.address() + " port " +
-                         std::to_string(port) + std::string(" within the time allowed") +
-                         (p.reverse ? "; the source's host may refuse inbound connections: try "
-                                      "without -z, or -Z A:B for ports its firewall opens"
-                                    : "; the sink's host may refuse inbound connections: try -z "
-                                      "(the source listens instead) or -Z A:B"));
+    throw BraidError(ErrorCode::kDataConnect, "no data stream connected to " + listener.address() +
+                                                  " port " + std::to_string(port) +
+                                                  " within the time allowed; " + FirewallHint(p));
   }
 }
 

@@ -19,11 +19,10 @@ SocketTuning TuningFor(const TransferParams& params);
 
 /// Connects `params.streams` streams to whichever address answers. Warns when
 /// only some connect; throws BraidError(kDataConnect) when none does, naming
-/// the addresses and port, and suggesting -z / -Z. `listener_role` is "sink"
-/// or "source": who listened.
+/// the addresses and port, and suggesting -z / -Z.
 std::vector<AuthenticatedStream> ConnectStreams(
     const std::vector<std::string>& addresses, std::uint16_t port, const TransferParams& params,
-    const std::string& listener_role, const std::function<void(const std::string&)>& warn);
+    const std::function<void(const std::string&)>& warn);
 
 /// Accepts up to `params.streams` streams: returns once all are in, once
 /// `idle` passes after the latest (the connector has given up on the rest), or
