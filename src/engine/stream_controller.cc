@@ -17,7 +17,7 @@ constexpr double kRateTau = 1.0;
 constexpr double kMaxSettle = 10;
 constexpr double kMaxMeasure = 20;
 
-/// The step of a re-probe or of a careful climb: a quarter, at least one stream.
+/// The step of a down-probe or of a careful climb: a quarter, at least one stream.
 int StepOf(int n) { return std::max(1, n / 4); }
 
 /// r / base - 1, finite for any input: from (almost) nothing, any rate counts as +1000%.
@@ -69,7 +69,7 @@ struct Interval {
   double floor_us = 0;  ///< lowest min_rtt / rtt seen in the samples; 0 = none
 };
 
-enum class Phase { kBaseline, kProbeUp, kProbeDown, kHold };
+enum class Phase { kBaseline, kProbeUp, kConfirm, kProbeDown, kHold };
 
 }  // namespace
 
@@ -101,11 +101,15 @@ struct StreamController::Impl {
   double window_s = 0;      ///< measuring: time and bytes so far, fewest active streams
   double window_bytes = 0;
   int window_active = kSlots;
-  int held = 0;          ///< count of the last hold
-  double hold_s = 0;     ///< time in the current hold
-  double hold_len = 0;   ///< how long this hold lasts
-  double hold_ref = 0;   ///< throughput when the hold began; 0 = not measured yet
-  bool next_up = false;  ///< direction of the next re-probe
+  int probe_count = 0;    ///< confirming: the up-probe that looked as if it did not pay
+  double probe_rate = 0;  ///< and what it measured
+  int alarm_sign = 0;     ///< holding: sign of the last window's alarming swing; 0 = none
+  int held = 0;           ///< count of the last hold
+  double hold_s = 0;      ///< time in the current hold
+  double hold_len = 0;    ///< how long this hold lasts
+  double hold_ref = 0;    ///< throughput when the hold began; 0 = not measured yet
+  bool reprobe = false;   ///< the current probe left a hold: if it fails, go back, no search
+  bool next_up = true;    ///< direction of the next re-probe: first up, in case a burst hid room
 
   // Polite mode.
   double inflated_s = 0;  ///< how long the RTT has been above the threshold, or
@@ -245,6 +249,8 @@ struct StreamController::Impl {
         return;
       case Phase::kProbeUp:
         return JudgeUp(r, honored);
+      case Phase::kConfirm:
+        return JudgeConfirm(r);
       case Phase::kProbeDown:
         return JudgeDown(r);
       case Phase::kHold:
@@ -253,6 +259,7 @@ struct StreamController::Impl {
   }
 
   void StartUp(int target) {
+    if (phase != Phase::kProbeUp && phase != Phase::kConfirm) reprobe = phase == Phase::kHold;
     phase = Phase::kProbeUp;
     SetCount(target);
   }
@@ -271,6 +278,7 @@ struct StreamController::Impl {
     hold_s = 0;
     hold_ref = rate;
     hi = 0;
+    alarm_sign = 0;
   }
 
   void JudgeUp(double r, int honored) {
@@ -289,19 +297,56 @@ struct StreamController::Impl {
     const double gain = Gain(r, base_rate);
     const double need = Need(from, to);
     if (gain >= need) {
-      // How close to linear the step scaled: near it, keep doubling; well short, go carefully.
-      const double efficiency = gain * from / (to - from);
-      base = to;
-      base_rate = r;
       Say("probe " + Arrow(from, to) + ": " + Percent(gain) + " throughput");
-      int next = efficiency >= 0.5 ? 2 * to : to + StepOf(to);
-      if (hi > 0) next = hi - to > StepOf(to) ? to + (hi - to) / 2 : to;
-      next = std::min(next, MaxNow());
-      if (next <= to) return EnterHold(to, r);
-      return StartUp(next);
+      return Accept(from, to, gain, r);
     }
+    if (hi == 0) {
+      // The rate `from` gave was measured before the probe, and on a lossy path it may have
+      // been a slow-start burst or the top of a sawtooth since gone: measure it again before
+      // concluding that more streams do not pay.
+      probe_count = to;
+      probe_rate = r;
+      phase = Phase::kConfirm;
+      Say("probe " + Arrow(from, to) + ": " + Percent(gain) + " < " + Percent(need) + ", measure " +
+          std::to_string(from) + " again");
+      return SetCount(from);
+    }
+    Reject(from, to, gain, need);
+  }
+
+  /// Back at `base` after an up-probe that seemed not to pay: judge the probe against now.
+  void JudgeConfirm(double r) {
+    const int from = current;
+    const int to = probe_count;
+    base_rate = r;
+    const double gain = Gain(probe_rate, r);
+    const double need = Need(from, to);
+    if (gain >= need) {
+      Say(std::to_string(from) + " again: " + Mbit(r) + ", so " + Arrow(from, to) + " gave " +
+          Percent(gain));
+      return Accept(from, to, gain, probe_rate);
+    }
+    Reject(from, to, gain, need);
+  }
+
+  /// `to` streams paid for themselves: climb on, doubling while the step scaled well.
+  void Accept(int from, int to, double gain, double rate) {
+    // How close to linear the step scaled: near it, keep doubling; well short, go carefully.
+    const double efficiency = gain * from / (to - from);
+    reprobe = false;  // the path changed: search again, bisecting if need be
+    base = to;
+    base_rate = rate;
+    int next = efficiency >= 0.5 ? 2 * to : to + StepOf(to);
+    if (hi > 0) next = hi - to > StepOf(to) ? to + (hi - to) / 2 : to;
+    next = std::min(next, MaxNow());
+    if (next <= to) return EnterHold(to, rate);
+    StartUp(next);
+  }
+
+  /// `to` streams did not pay: bisect towards `from`, or hold there.
+  void Reject(int from, int to, double gain, double need) {
     hi = hi > 0 ? std::min(hi, to) : to;
-    if (hi - from > StepOf(from)) {
+    if (!reprobe && hi - from > StepOf(from)) {
       const int mid = from + (hi - from) / 2;
       Say("probe " + Arrow(from, to) + ": " + Percent(gain) + " < " + Percent(need) + ", try " +
           std::to_string(mid));
@@ -335,9 +380,16 @@ struct StreamController::Impl {
     }
     const double swing = Gain(r, hold_ref);
     if (std::fabs(swing) > t.change_alarm) {
+      // One window is one sawtooth on a lossy path: act on two in a row that agree.
+      const int sign = swing < 0 ? -1 : 1;
+      if (alarm_sign != sign) {
+        alarm_sign = sign;
+        return;
+      }
       Say("throughput at " + std::to_string(current) + " " + Percent(swing) + ", re-probe");
       return ReProbe(swing < 0);
     }
+    alarm_sign = 0;
     if (hold_s >= hold_len) ReProbe(next_up);
   }
 
@@ -353,7 +405,9 @@ struct StreamController::Impl {
     }
     const bool up = can_up && (up_first || !can_down);
     next_up = !up;
-    if (up) return StartUp(std::min(max, current + StepOf(current)));
+    // Up by half: on a loss-limited path that is worth +50%, well clear of a sawtooth's
+    // noise, where one more of many streams would not be.
+    if (up) return StartUp(std::min(max, current + std::max(1, current / 2)));
     ref_rate = base_rate;
     StartDown(std::max(min, current - StepOf(current)));
   }

@@ -5,7 +5,10 @@
 ///
 /// It searches for the smallest count that gives (nearly) the most throughput: double
 /// while each doubling pays, bisect between the last count that paid and the first that
-/// did not, hold, and re-probe one step down and up now and then so it follows the path.
+/// did not, hold, and re-probe (a quarter down, half up) now and then so it follows the
+/// path. Throughput on a lossy path swings with every stream's sawtooth, so a probe that
+/// seems not to pay is judged again against a fresh measurement of the count it left, and
+/// a hold reacts to a change only when two windows in a row show it.
 /// In polite mode it also yields when the RTT rises well above its floor (a queue is
 /// building, so someone is being hurt): it halves the count down to the minimum and then
 /// recommends a pacing rate. The docs' stream controller section describes the defaults.
@@ -32,12 +35,12 @@ struct StreamControllerConfig {
     double doubling_gain = 0.10;   ///< an increase of +100% streams must give +10%...
     double step_gain = 0.05;       ///< ...and any increase at least +5%
     double drop_tolerance = 0.03;  ///< a decrease is kept if it costs at most 3%
-    double change_alarm = 0.25;    ///< while holding, a +-25% swing re-probes at once
+    double change_alarm = 0.15;    ///< while holding, two windows +-15% off re-probe at once
     double settle_s = 1.0;         ///< ignore this long after a change (min)...
     double settle_rtts = 10;       ///< ...or this many RTTs, whichever is longer
     double measure_s = 2.0;        ///< then average throughput this long (min)...
     double measure_rtts = 20;      ///< ...or this many RTTs, whichever is longer
-    double hold_min_s = 15;        ///< first hold before a re-probe; doubles while the
+    double hold_min_s = 5;         ///< first hold before a re-probe; doubles while the
     double hold_max_s = 60;        ///< re-probes confirm the count, up to this
     double max_gap_s = 5;          ///< a longer silence between calls is a clock jump
     // Polite mode.

@@ -11,6 +11,12 @@
 /// a time constant of a few RTTs, as slow start does; parked ones keep their stale RTT.
 /// Cross traffic is elastic loss-based flows (they fill the buffer) and/or an
 /// unresponsive rate.
+///
+/// Two optional effects make a loss-limited path look as it does through wanem: a stream
+/// (re)started overshoots to the link rate and decays to its loss limit over seconds (slow
+/// start, then cubic's retreat; a stream restarted after idling does not burst again), and each
+/// stream's demand wobbles by a random factor correlated over seconds (its sawtooth, with random
+/// losses).
 
 #include <algorithm>
 #include <cmath>
@@ -34,6 +40,10 @@ struct PathParams {
   double buffer_s = 0.06;   ///< bottleneck buffer, as seconds of queueing at C
   double window_bytes = 0;  ///< per-stream socket buffer; 0 = unlimited
   double noise = 0.02;      ///< relative per-stream, per-step throughput noise
+  double overshoot_s = 0;   ///< new loss-limited streams start at the link rate and decay
+                            ///< to their limit with this time constant; 0 = off
+  double sawtooth = 0;      ///< std. deviation of each stream's log demand factor; 0 = off
+  double sawtooth_s = 3;    ///< its correlation time
   int connected = 64;       ///< streams the engine managed to connect
   std::uint32_t seed = 1;
 };
@@ -61,14 +71,23 @@ class SimulatedPath {
   void Advance(double dt, int requested) {
     active_ = std::clamp(requested, 0, static_cast<int>(streams_.size()));
     const double rtt_guess = p_.base_rtt_s + queue_s_;
+    std::normal_distribution<double> gauss;
     for (int i = 0; i < static_cast<int>(streams_.size()); ++i) {
       Stream& s = streams_[static_cast<std::size_t>(i)];
       if (i >= active_) {
-        s.ramp = kRampStart;  // idle: the kernel restarts from a small window
+        // Idle: the kernel restarts from a small window, but slow start now ends at the
+        // threshold its last losses set, so there is no second burst.
+        s.ramp = kRampStart;
         s.rate = 0;
         continue;
       }
       s.ramp = 1 - (1 - s.ramp) * std::exp(-dt / (4 * rtt_guess));
+      s.boost = p_.overshoot_s > 0 ? s.boost * std::exp(-dt / p_.overshoot_s) : 0;
+      if (p_.sawtooth > 0) {
+        // Ornstein-Uhlenbeck: mean 0, deviation `sawtooth`, correlated over `sawtooth_s`.
+        const double a = dt / p_.sawtooth_s;
+        s.wobble += -a * s.wobble + p_.sawtooth * std::sqrt(2 * a) * gauss(rng_);
+      }
     }
     Solve();
     const double rtt = p_.base_rtt_s + queue_s_;
@@ -113,7 +132,11 @@ class SimulatedPath {
   /// Our steady throughput with `n` fully ramped streams and today's cross traffic, bits/s.
   double SteadyThroughput(int n) const {
     SimulatedPath copy = *this;
-    for (auto& s : copy.streams_) s.ramp = 1;
+    for (auto& s : copy.streams_) {
+      s.ramp = 1;
+      s.boost = 0;
+      s.wobble = 0;
+    }
     copy.active_ = std::clamp(n, 0, static_cast<int>(copy.streams_.size()));
     copy.Solve();
     double total = 0;
@@ -134,6 +157,8 @@ class SimulatedPath {
 
   struct Stream {
     double ramp = kRampStart;  ///< share of its steady demand a stream has reached
+    double boost = 1;          ///< overshoot left: 1 = at the link rate, 0 = at its limit
+    double wobble = 0;         ///< log of its sawtooth factor
     double rate = 0;           ///< bytes/s
     std::uint64_t bytes = 0;
     std::uint32_t rtt_us = 0;
@@ -157,8 +182,11 @@ class SimulatedPath {
     std::vector<double> d;
     double total = 0;
     for (int i = 0; i < active_; ++i) {
-      const double cap = Cap(p_.base_rtt_s + q);
-      const double want = streams_[static_cast<std::size_t>(i)].ramp * std::min(cap, Capacity());
+      const Stream& s = streams_[static_cast<std::size_t>(i)];
+      double cap = std::min(Cap(p_.base_rtt_s + q), Capacity());
+      cap += s.boost * (Capacity() - cap);
+      cap *= std::exp(s.wobble);
+      const double want = s.ramp * cap;
       d.push_back(want);
       total += want;
     }

@@ -212,12 +212,42 @@ TEST(StreamControllerTest, ClimbsUntilALossLimitedPathIsFull) {
   loop.RunFor(90);
   // Probes included, the link stays full, and the count stays near what is needed.
   EXPECT_GE(loop.MeanBps(30, 120), 0.85 * kGbit) << loop.Log();
-  EXPECT_LE(loop.MaxStreams(0, 120), 2 * needed) << loop.Log();
+  // Holding at up to twice what is needed, a re-probe may try half as many again.
+  EXPECT_LE(loop.MaxStreams(0, 120), 3 * needed) << loop.Log();
   EXPECT_GE(loop.path().SteadyThroughput(loop.Mode(60, 120)), 0.85 * kGbit) << loop.Log();
   EXPECT_LE(loop.Mode(60, 120), 2 * needed) << loop.Log();
   EXPECT_TRUE(loop.SaidSomething("probe 2->4: +")) << loop.Log();
   EXPECT_TRUE(loop.SaidSomething("probe 4->8: +")) << loop.Log();
   EXPECT_TRUE(loop.SaidSomething("hold at ")) << loop.Log();
+}
+
+/// The testbed's lossy path as wanem shows it: 500 Mbit/s, 50 ms, 0.01% loss, where one
+/// cubic stream settles near 47 Mbit/s after its slow-start burst, and a few seconds of
+/// one stream's throughput swing by tens of percent.
+PathParams WanemLossy(std::uint32_t seed) {
+  PathParams p;
+  p.capacity_bps = 500e6;
+  p.loss = 1e-4;
+  p.cc_gain = 1.7;
+  p.overshoot_s = 3;
+  p.sawtooth = 0.35;
+  p.sawtooth_s = 2;
+  p.seed = seed;
+  return p;
+}
+
+TEST(StreamControllerTest, SeesThroughSlowStartBurstsAndSawteeth) {
+  // A baseline taken during the first burst, and probes judged on one window each, made
+  // the real controller hold at 2-4 streams here; every seed must now climb.
+  for (std::uint32_t seed = 1; seed <= 20; ++seed) {
+    Loop loop(WanemLossy(seed), Auto(1, 32));
+    loop.RunFor(25);
+    const double one = loop.path().SteadyThroughput(1);
+    // What the testbed test asks of the real thing, over the same late window.
+    EXPECT_GE(loop.MeanBps(10, 25), 2 * one) << "seed " << seed << "\n" << loop.Log();
+    loop.RunFor(35);
+    EXPECT_GE(loop.MeanBps(30, 60), 0.8 * 500e6) << "seed " << seed << "\n" << loop.Log();
+  }
 }
 
 TEST(StreamControllerTest, StaysSmallWhenOneStreamFills) {
@@ -236,11 +266,11 @@ TEST(StreamControllerTest, SettlesWithoutOscillating) {
     Loop loop(p, Auto());
     loop.RunFor(100);
     const int n = loop.Mode(40, 100);
-    const int step = std::max(1, n / 4);
-    // After convergence: only one-step re-probes around the held count, and few of them.
-    EXPECT_GE(loop.MinStreams(40, 100), n - step) << loop.Log();
-    EXPECT_LE(loop.MaxStreams(40, 100), n + step) << loop.Log();
-    EXPECT_LE(loop.Changes(40, 100), 6) << loop.Log();
+    // After convergence: only re-probes around the held count (a quarter down, half
+    // up), and few of them.
+    EXPECT_GE(loop.MinStreams(40, 100), n - std::max(1, n / 4)) << loop.Log();
+    EXPECT_LE(loop.MaxStreams(40, 100), n + std::max(1, n / 2)) << loop.Log();
+    EXPECT_LE(loop.Changes(40, 100), 10) << loop.Log();
   }
 }
 
