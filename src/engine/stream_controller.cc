@@ -158,7 +158,9 @@ struct StreamController::Impl {
   double Measure() const {
     return std::min(kMaxMeasure, std::max(t.measure_s, t.measure_rtts * SrttS()));
   }
-  int MaxNow() const { return std::min(max, ceiling); }
+  /// The most streams worth trying now. Polite mode climbs into no queue, not even one it
+  /// has not yet acted on.
+  int MaxNow() const { return (polite && inflated_s > 0) ? current : std::min(max, ceiling); }
   /// An increase from `from` to `to` must raise throughput by this fraction to count.
   double Need(int from, int to) const {
     return std::max(t.step_gain, t.doubling_gain * (to - from) / std::max(1, from));
@@ -397,7 +399,7 @@ struct StreamController::Impl {
   void ReProbe(bool up_first) {
     ceiling = max;  // the engine may have connected more streams since
     hi = 0;
-    const bool can_up = current < max;
+    const bool can_up = current < MaxNow();
     const bool can_down = current > min;
     if (!can_up && !can_down) {
       hold_s = 0;
@@ -407,7 +409,7 @@ struct StreamController::Impl {
     next_up = !up;
     // Up by half: on a loss-limited path that is worth +50%, well clear of a sawtooth's
     // noise, where one more of many streams would not be.
-    if (up) return StartUp(std::min(max, current + std::max(1, current / 2)));
+    if (up) return StartUp(std::min(MaxNow(), current + std::max(1, current / 2)));
     ref_rate = base_rate;
     StartDown(std::max(min, current - StepOf(current)));
   }

@@ -44,12 +44,12 @@ struct StreamControllerConfig {
     double hold_max_s = 60;        ///< re-probes confirm the count, up to this
     double max_gap_s = 5;          ///< a longer silence between calls is a clock jump
     // Polite mode.
-    double rtt_ratio = 1.5;       ///< a queue counts once srtt > floor * ratio,
+    double rtt_ratio = 1.1;       ///< a queue counts once srtt > floor * ratio,
     double min_queue_ms = 5;      ///< but not below this much queue (LAN jitter),
     double max_queue_ms = 50;     ///< and always above this much (long paths)
     double rtt_sustain_s = 1.0;   ///< for this long, before acting or recovering
     double floor_window_s = 300;  ///< the RTT floor is the minimum over this window
-    double pace_cut = 0.75;       ///< at the minimum count, pace to this times the rate
+    double pace_cut = 0.5;        ///< at the minimum count, pace to this times the rate
     double pace_floor = 0.10;     ///< never below this share of the unpaced rate
     double pace_raise = 1.5;      ///< once the RTT is back at its floor, lift by this
   };
