@@ -23,6 +23,11 @@ void DataSocket::LimitUnsent(std::uint32_t bytes) {
   (void)::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NOTSENT_LOWAT, &value, sizeof value);
 }
 
+void DataSocket::PaceAt(std::uint64_t bytes_per_second) {
+  std::uint64_t value = bytes_per_second > 0 ? bytes_per_second : ~std::uint64_t{0};
+  (void)::setsockopt(fd_.get(), SOL_SOCKET, SO_MAX_PACING_RATE, &value, sizeof value);
+}
+
 void DataSocket::Fail(const std::string& what, int err) const {
   throw BraidError(ErrorCode::kPeerLost,
                    "data stream to " + peer_ + ": " + what +

@@ -31,6 +31,12 @@ class DataSocket {
   /// path a slow stream then holds the end of the copy, and its bytes-acked
   /// lag seconds behind what was written. Best effort.
   void LimitUnsent(std::uint32_t bytes);
+  /// Lets the kernel space this stream's packets to at most `bytes_per_second`
+  /// (SO_MAX_PACING_RATE, which also turns on TCP's own pacing where no fq qdisc
+  /// does it); 0 lifts the limit. Without it a paced copy sends each block as one
+  /// burst at line rate, and the queue that burst builds is all a polite copy sees
+  /// of the RTT. Best effort.
+  void PaceAt(std::uint64_t bytes_per_second);
 
   int fd() const { return fd_.get(); }
   const std::string& peer() const { return peer_; }

@@ -521,7 +521,14 @@ int SourceSession::active_streams() const {
 }
 
 void SourceSession::SetPace(std::uint64_t bytes_per_second) {
-  if (impl_->pacer) impl_->pacer->SetRate(bytes_per_second);
+  Impl& s = *impl_;
+  if (!s.pacer) return;
+  s.pacer->SetRate(bytes_per_second);
+  // The bucket keeps the total; the kernel spreads each stream's share over time.
+  const auto active = static_cast<std::uint64_t>(std::max(1, active_streams()));
+  const std::uint64_t per_stream = (bytes_per_second + active - 1) / active;
+  std::lock_guard lock(s.sockets_mutex);
+  for (const auto& socket : s.sockets) socket->PaceAt(per_stream);
 }
 
 std::vector<StreamSample> SourceSession::StreamSamples() const {
