@@ -333,12 +333,15 @@ struct StreamController::Impl {
 
   /// `to` streams paid for themselves: climb on, doubling while the step scaled well.
   void Accept(int from, int to, double gain, double rate) {
-    // How close to linear the step scaled: near it, keep doubling; well short, go carefully.
+    // How close to linear the step scaled: all but linear, the streams are limited by loss
+    // or window and many more will pay, so go four times as high (a path that needs 64
+    // streams is reached in three steps); near linear, double; well short, go carefully.
     const double efficiency = gain * from / (to - from);
     reprobe = false;  // the path changed: search again, bisecting if need be
     base = to;
     base_rate = rate;
-    int next = efficiency >= 0.5 ? 2 * to : to + StepOf(to);
+    int next = efficiency >= 0.8 ? 4 * to : efficiency >= 0.5 ? 2 * to : to + StepOf(to);
+    if (polite) next = std::min(next, 2 * to);  // a leap would overshoot into a queue
     if (hi > 0) next = hi - to > StepOf(to) ? to + (hi - to) / 2 : to;
     next = std::min(next, MaxNow());
     if (next <= to) return EnterHold(to, rate);
@@ -408,8 +411,10 @@ struct StreamController::Impl {
     const bool up = can_up && (up_first || !can_down);
     next_up = !up;
     // Up by half: on a loss-limited path that is worth +50%, well clear of a sawtooth's
-    // noise, where one more of many streams would not be.
-    if (up) return StartUp(std::min(MaxNow(), current + std::max(1, current / 2)));
+    // noise, where one more of many streams would not be. Polite mode creeps up instead:
+    // the queue a leap builds costs others more than its noise costs us.
+    const int step = polite ? StepOf(current) : std::max(1, current / 2);
+    if (up) return StartUp(std::min(MaxNow(), current + step));
     ref_rate = base_rate;
     StartDown(std::max(min, current - StepOf(current)));
   }

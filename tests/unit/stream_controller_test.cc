@@ -217,7 +217,8 @@ TEST(StreamControllerTest, ClimbsUntilALossLimitedPathIsFull) {
   EXPECT_GE(loop.path().SteadyThroughput(loop.Mode(60, 120)), 0.85 * kGbit) << loop.Log();
   EXPECT_LE(loop.Mode(60, 120), 2 * needed) << loop.Log();
   EXPECT_TRUE(loop.SaidSomething("probe 2->4: +")) << loop.Log();
-  EXPECT_TRUE(loop.SaidSomething("probe 4->8: +")) << loop.Log();
+  // 2->4 scaled linearly: the streams are loss-limited, so it leaps.
+  EXPECT_TRUE(loop.SaidSomething("probe 4->16: +")) << loop.Log();
   EXPECT_TRUE(loop.SaidSomething("hold at ")) << loop.Log();
 }
 
