@@ -17,6 +17,13 @@ constexpr double kRateTau = 1.0;
 constexpr double kMaxSettle = 10;
 constexpr double kMaxMeasure = 20;
 
+/// How close to linear a step from `from` to `to` streams scaled: 1 = each new stream
+/// added what each old one gave.
+double Efficiency(int from, int to, double gain) { return gain * from / std::max(1, to - from); }
+/// Above this efficiency the climb leaps (x4), above the next it doubles.
+constexpr double kLeapAt = 0.8;
+constexpr double kDoubleAt = 0.5;
+
 /// The step of a down-probe or of a careful climb: a quarter, at least one stream.
 int StepOf(int n) { return std::max(1, n / 4); }
 
@@ -298,18 +305,20 @@ struct StreamController::Impl {
     }
     const double gain = Gain(r, base_rate);
     const double need = Need(from, to);
-    if (gain >= need) {
+    const bool paid = gain >= need;
+    if (paid && (hi > 0 || Efficiency(from, to, gain) >= kDoubleAt)) {
       Say("probe " + Arrow(from, to) + ": " + Percent(gain) + " throughput");
       return Accept(from, to, gain, r);
     }
     if (hi == 0) {
       // The rate `from` gave was measured before the probe, and on a lossy path it may have
       // been a slow-start burst or the top of a sawtooth since gone: measure it again before
-      // concluding that more streams do not pay.
+      // concluding that more streams do not pay, or pay less than they could.
       probe_count = to;
       probe_rate = r;
       phase = Phase::kConfirm;
-      Say("probe " + Arrow(from, to) + ": " + Percent(gain) + " < " + Percent(need) + ", measure " +
+      Say("probe " + Arrow(from, to) + ": " + Percent(gain) +
+          (paid ? " throughput, less than linear" : " < " + Percent(need)) + ", measure " +
           std::to_string(from) + " again");
       return SetCount(from);
     }
@@ -336,11 +345,13 @@ struct StreamController::Impl {
     // How close to linear the step scaled: all but linear, the streams are limited by loss
     // or window and many more will pay, so go four times as high (a path that needs 64
     // streams is reached in three steps); near linear, double; well short, go carefully.
-    const double efficiency = gain * from / (to - from);
+    const double efficiency = Efficiency(from, to, gain);
     reprobe = false;  // the path changed: search again, bisecting if need be
     base = to;
     base_rate = rate;
-    int next = efficiency >= 0.8 ? 4 * to : efficiency >= 0.5 ? 2 * to : to + StepOf(to);
+    int next = efficiency >= kLeapAt     ? 4 * to
+               : efficiency >= kDoubleAt ? 2 * to
+                                         : to + StepOf(to);
     if (polite) next = std::min(next, 2 * to);  // a leap would overshoot into a queue
     if (hi > 0) next = hi - to > StepOf(to) ? to + (hi - to) / 2 : to;
     next = std::min(next, MaxNow());

@@ -11,7 +11,7 @@
 /// a hold reacts to a change only when two windows in a row show it.
 /// In polite mode it also yields when the RTT rises well above its floor (a queue is
 /// building, so someone is being hurt): it halves the count down to the minimum and then
-/// recommends a pacing rate. The docs' stream controller section describes the defaults.
+/// recommends a pacing rate. docs/architecture.md ("The stream controller") describes the defaults.
 
 #include <chrono>
 #include <cstdint>

@@ -265,13 +265,13 @@ TEST(StreamControllerTest, SettlesWithoutOscillating) {
     p.noise = 0.05;
     p.seed = 7;
     Loop loop(p, Auto());
-    loop.RunFor(100);
-    const int n = loop.Mode(40, 100);
+    loop.RunFor(120);
+    const int n = loop.Mode(60, 120);
     // After convergence: only re-probes around the held count (a quarter down, half
     // up), and few of them.
-    EXPECT_GE(loop.MinStreams(40, 100), n - std::max(1, n / 4)) << loop.Log();
-    EXPECT_LE(loop.MaxStreams(40, 100), n + std::max(1, n / 2)) << loop.Log();
-    EXPECT_LE(loop.Changes(40, 100), 10) << loop.Log();
+    EXPECT_GE(loop.MinStreams(60, 120), n - std::max(1, n / 4)) << loop.Log();
+    EXPECT_LE(loop.MaxStreams(60, 120), n + std::max(1, n / 2)) << loop.Log();
+    EXPECT_LE(loop.Changes(60, 120), 10) << loop.Log();
   }
 }
 
