@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 #include "braid/error.h"
 
@@ -321,7 +322,9 @@ SshHostConfig ResolveSshConfig(const std::vector<SshConfigFile>& files, std::str
   }
   tokens.port = port;
   for (const std::string& f : raw.identity_files) {
-    out.identity_files.push_back(ExpandTokens(ExpandTilde(f, context.home), tokens));
+    // "%h" for an empty alias names no file: there is nothing to try.
+    std::string path = ExpandTokens(ExpandTilde(f, context.home), tokens);
+    if (!path.empty()) out.identity_files.push_back(std::move(path));
   }
   return out;
 }

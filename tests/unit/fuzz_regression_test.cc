@@ -25,6 +25,16 @@ TEST(FuzzRegressionTest, StarMatchesEvenWhereTheHostHasAStar) {
   EXPECT_EQ(c.user, "alice");
 }
 
+// ssh_config_fuzzer: an IdentityFile that expands to nothing ("%h" for an empty
+// alias) was kept as an empty path, which the key loader would then try to open.
+TEST(FuzzRegressionTest, IdentityFileThatExpandsToNothingIsDropped) {
+  const SshHostConfig c = ResolveSshConfig("Host *\n  IdentityFile %h\n", "", "/home/u");
+  EXPECT_TRUE(c.identity_files.empty());
+  const SshHostConfig d = ResolveSshConfig("Host *\n  IdentityFile %h\n", "dtn", "/home/u");
+  ASSERT_EQ(d.identity_files.size(), 1u);
+  EXPECT_EQ(d.identity_files[0], "dtn");
+}
+
 // config_file_fuzzer: CLI11 lets std::out_of_range from std::stoll escape for
 // a counted flag given a huge value, so `braid --compress=99999999999999999999`
 // (or that line in the config file) aborted with "terminate called" (exit 134).
