@@ -503,7 +503,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
     buffers = p.streams + kReorderBlocks + 1;
     std::uint64_t window = std::uint64_t{kReorderBlocks} * p.block_size;
     s.ordered = std::make_unique<OrderedWriter>(
-        window, [this, &s](std::uint64_t position, const std::uint8_t* data, std::uint32_t length) {
+        window, [&s](std::uint64_t position, const std::uint8_t* data, std::uint32_t length) {
           auto it = std::upper_bound(s.order_starts.begin(), s.order_starts.end(),
                                      std::make_pair(position, UINT32_MAX));
           std::uint32_t id = std::prev(it)->second;
