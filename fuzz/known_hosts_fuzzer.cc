@@ -66,20 +66,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Check(hosts, "dtn.example.org", 2222);
   Check(hosts, "::1", 22);
 
-  // Every entry libssh2 kept must write out as a line it reads back.
-  LIBSSH2_KNOWNHOSTS* again = libssh2_knownhost_init(Session());
-  struct libssh2_knownhost* prev = nullptr;
-  struct libssh2_knownhost* entry = nullptr;
-  while (again != nullptr && libssh2_knownhost_get(hosts, &entry, prev) == 0) {
-    char out[kMaxKnownHostsLine * 2];
-    std::size_t len = 0;
-    if (libssh2_knownhost_writeline(hosts, entry, out, sizeof out, &len,
-                                    LIBSSH2_KNOWNHOST_FILE_OPENSSH) == 0) {
-      libssh2_knownhost_readline(again, out, len, LIBSSH2_KNOWNHOST_FILE_OPENSSH);
-    }
-    prev = entry;
-  }
-  if (again != nullptr) libssh2_knownhost_free(again);
+  // No write-out round trip: braid never calls libssh2_knownhost_writeline, and
+  // Debian 12's libssh2 1.10 reads past the end of an entry's comment there
+  // (strlen on a comment it stored without a terminating NUL), which ASan
+  // reports as a heap overflow in libssh2 rather than in braid.
   libssh2_knownhost_free(hosts);
   return 0;
 }
