@@ -250,6 +250,7 @@ struct StreamController::Impl {
         base_rate = r;
         hi = 0;
         Say("baseline " + std::to_string(current) + ": " + Mbit(r));
+        reprobe = false;
         if (current < MaxNow()) {
           StartUp(std::min(2 * current, MaxNow()));
         } else {
@@ -268,7 +269,6 @@ struct StreamController::Impl {
   }
 
   void StartUp(int target) {
-    if (phase != Phase::kProbeUp && phase != Phase::kConfirm) reprobe = phase == Phase::kHold;
     phase = Phase::kProbeUp;
     SetCount(target);
   }
@@ -349,9 +349,7 @@ struct StreamController::Impl {
     reprobe = false;  // the path changed: search again, bisecting if need be
     base = to;
     base_rate = rate;
-    int next = efficiency >= kLeapAt     ? 4 * to
-               : efficiency >= kDoubleAt ? 2 * to
-                                         : to + StepOf(to);
+    int next = efficiency >= kLeapAt ? 4 * to : efficiency >= kDoubleAt ? 2 * to : to + StepOf(to);
     if (polite) next = std::min(next, 2 * to);  // a leap would overshoot into a queue
     if (hi > 0) next = hi - to > StepOf(to) ? to + (hi - to) / 2 : to;
     next = std::min(next, MaxNow());
@@ -425,7 +423,10 @@ struct StreamController::Impl {
     // noise, where one more of many streams would not be. Polite mode creeps up instead:
     // the queue a leap builds costs others more than its noise costs us.
     const int step = polite ? StepOf(current) : std::max(1, current / 2);
-    if (up) return StartUp(std::min(MaxNow(), current + step));
+    if (up) {
+      reprobe = true;
+      return StartUp(std::min(MaxNow(), current + step));
+    }
     ref_rate = base_rate;
     StartDown(std::max(min, current - StepOf(current)));
   }
