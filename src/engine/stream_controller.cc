@@ -16,6 +16,8 @@ constexpr double kRateTau = 1.0;
 /// Upper bounds on settle and measure times, so one absurd RTT sample cannot stall the search.
 constexpr double kMaxSettle = 10;
 constexpr double kMaxMeasure = 20;
+/// A stream that sent nothing for this long has been parked (or stalled) and starts afresh.
+constexpr double kPause = 1.0;
 
 /// How close to linear a step from `from` to `to` streams scaled: 1 = each new stream
 /// added what each old one gave.
@@ -74,6 +76,7 @@ struct Interval {
   double bytes = 0;     ///< payload sent by all streams since the last call
   double rtt_us = 0;    ///< byte-weighted RTT of the streams that moved data; 0 = none did
   double floor_us = 0;  ///< lowest min_rtt / rtt seen in the samples; 0 = none
+  std::array<double, kSlots> stream_bytes{};  ///< the same per stream index
 };
 
 enum class Phase { kBaseline, kProbeUp, kConfirm, kProbeDown, kHold };
@@ -108,15 +111,22 @@ struct StreamController::Impl {
   double window_s = 0;      ///< measuring: time and bytes so far, fewest active streams
   double window_bytes = 0;
   int window_active = kSlots;
-  int probe_count = 0;    ///< confirming: the up-probe that looked as if it did not pay
-  double probe_rate = 0;  ///< and what it measured
-  int alarm_sign = 0;     ///< holding: sign of the last window's alarming swing; 0 = none
-  int held = 0;           ///< count of the last hold
-  double hold_s = 0;      ///< time in the current hold
-  double hold_len = 0;    ///< how long this hold lasts
-  double hold_ref = 0;    ///< throughput when the hold began; 0 = not measured yet
-  bool reprobe = false;   ///< the current probe left a hold: if it fails, go back, no search
-  bool next_up = true;    ///< direction of the next re-probe: first up, in case a burst hid room
+  double window_rtt = 0;                       ///< integral of srtt_us over the window
+  std::array<double, kSlots> window_stream{};  ///< bytes per stream index
+  std::array<bool, kSlots> last_movers{};      ///< streams that sent in the last whole window
+  std::array<double, kSlots> sending_s{};      ///< how long each stream has sent without a pause
+  std::array<double, kSlots> idle_s{};         ///< how long each has sent nothing
+  int probe_count = 0;      ///< confirming: the up-probe that looked as if it did not pay
+  double probe_rate = 0;    ///< and what it measured
+  double probe_steady = 0;  ///< and what its streams will settle to, as far as it showed
+  int alarm_sign = 0;       ///< holding: sign of the last window's alarming swing; 0 = none
+  int held = 0;             ///< count of the last hold
+  double hold_s = 0;        ///< time in the current hold
+  double hold_len = 0;      ///< how long this hold lasts
+  double hold_ref = 0;      ///< throughput when the hold began; 0 = not measured yet
+  bool queued = false;      ///< the last window's RTT showed a queue at the bottleneck
+  bool reprobe = false;     ///< the current probe left a hold: if it fails, go back, no search
+  bool next_up = true;      ///< direction of the next re-probe: first up, in case a burst hid room
 
   // Polite mode.
   double inflated_s = 0;  ///< how long the RTT has been above the threshold, or
@@ -156,18 +166,31 @@ struct StreamController::Impl {
     news = true;
   }
 
-  double SrttS() const { return srtt_us / 1e6; }
+  /// The path's RTT without a queue: a queue that bursts of new streams build lengthens the
+  /// RTT for a while, and timing the search by it would slow the search just when it starts.
+  double RttS() const {
+    const double floor = floor_us.Get();
+    return (floor > 0 ? floor : srtt_us) / 1e6;
+  }
   /// After a change: long enough for new streams to leave slow start and parked ones to drain.
   double Settle() const {
-    return std::min(kMaxSettle, std::max(t.settle_s, t.settle_rtts * SrttS()));
+    return std::min(kMaxSettle, std::max(t.settle_s, t.settle_rtts * RttS()));
   }
   /// Long enough to average out a few sawteeth of every stream.
   double Measure() const {
-    return std::min(kMaxMeasure, std::max(t.measure_s, t.measure_rtts * SrttS()));
+    return std::min(kMaxMeasure, std::max(t.measure_s, t.measure_rtts * RttS()));
   }
   /// The most streams worth trying now. Polite mode climbs into no queue, not even one it
   /// has not yet acted on.
   int MaxNow() const { return (polite && inflated_s > 0) ? current : std::min(max, ceiling); }
+  /// Whether an RTT of `rtt_us` says that a queue is building at the bottleneck.
+  bool QueueAbove(double rtt_us) const {
+    const double floor = floor_us.Get();
+    if (floor <= 0 || rtt_us <= 0) return false;
+    const double threshold_us =
+        std::max(t.min_queue_ms * 1000, std::min(floor * (t.rtt_ratio - 1), t.max_queue_ms * 1000));
+    return rtt_us - floor > threshold_us;
+  }
   /// An increase from `from` to `to` must raise throughput by this fraction to count.
   double Need(int from, int to) const {
     return std::max(t.step_gain, t.doubling_gain * (to - from) / std::max(1, from));
@@ -177,6 +200,8 @@ struct StreamController::Impl {
     window_s = 0;
     window_bytes = 0;
     window_active = kSlots;
+    window_rtt = 0;
+    window_stream.fill(0);
   }
   void SetCount(int n) {
     n = std::clamp(n, min, max);
@@ -198,6 +223,7 @@ struct StreamController::Impl {
       prev_bytes[s.index] = s.bytes;
       have_prev[s.index] = true;
       iv.bytes += static_cast<double>(delta);
+      iv.stream_bytes[s.index] = static_cast<double>(delta);
       // An idle stream's RTT is stale: only streams that moved data say how the path is now.
       if (delta > 0 && s.rtt_us > 0) {
         iv.rtt_us += static_cast<double>(s.rtt_us) * static_cast<double>(delta);
@@ -225,6 +251,11 @@ struct StreamController::Impl {
       srtt_us = srtt_us > 0 ? srtt_us + a * (iv.rtt_us - srtt_us) : iv.rtt_us;
     }
     if (iv.floor_us > 0) floor_us.Add(clock_s, iv.floor_us, t.floor_window_s);
+    for (std::size_t i = 0; i < sending_s.size(); ++i) {
+      idle_s[i] = iv.stream_bytes[i] > 0 ? 0 : idle_s[i] + dt;
+      // A stream parked for a while starts afresh when it is woken, slow start and all.
+      sending_s[i] = idle_s[i] > kPause ? 0 : sending_s[i] + dt;
+    }
 
     // Nothing connected yet (or everything parked): no evidence either way.
     if (active <= 0) return;
@@ -235,14 +266,50 @@ struct StreamController::Impl {
     window_s += dt;
     window_bytes += iv.bytes;
     window_active = std::min(window_active, active);
+    window_rtt += srtt_us * dt;
+    for (std::size_t i = 0; i < window_stream.size(); ++i) {
+      window_stream[i] += iv.stream_bytes[i];
+    }
     if (window_s < Measure()) return;
     const double r = window_bytes / window_s;
     const int honored = std::min(current, window_active);
+    const double steady = Steady(r, honored);
+    queued = QueueAbove(window_rtt / window_s);
     ResetWindow();
-    Judge(r, honored);
+    Judge(r, honored, steady);
   }
 
-  void Judge(double r, int honored) {
+  /// What `n` streams will give once the newest leave their slow-start burst, which on a
+  /// lossy path lasts seconds: n times the mean of the streams past theirs (those that have
+  /// sent for a few windows, else those that also sent in the window before). Never above
+  /// what was measured: when streams share a full link or a busy CPU, old ones give way to
+  /// new ones and their mean says nothing about the future.
+  /// Records this window's senders for the next window.
+  double Steady(double r, int n) {
+    const double mature_s = 2 * (Settle() + Measure());
+    std::array<bool, kSlots> movers{};
+    double mature_bytes = 0, old_bytes = 0;
+    int mature = 0, old = 0;
+    for (std::size_t i = 0; i < movers.size(); ++i) {
+      movers[i] = window_stream[i] > 0;
+      if (!movers[i]) continue;
+      if (sending_s[i] >= mature_s) {
+        mature_bytes += window_stream[i];
+        ++mature;
+      }
+      if (last_movers[i]) {
+        old_bytes += window_stream[i];
+        ++old;
+      }
+    }
+    last_movers = movers;
+    if (window_s <= 0) return r;
+    if (mature > 0) return std::min(r, mature_bytes / window_s / mature * n);
+    if (old > 0) return std::min(r, old_bytes / window_s / old * n);
+    return r;
+  }
+
+  void Judge(double r, int honored, double steady) {
     if (min == max) return;  // nothing to decide
     switch (phase) {
       case Phase::kBaseline:
@@ -258,9 +325,9 @@ struct StreamController::Impl {
         }
         return;
       case Phase::kProbeUp:
-        return JudgeUp(r, honored);
+        return JudgeUp(r, honored, steady);
       case Phase::kConfirm:
-        return JudgeConfirm(r);
+        return JudgeConfirm(r, steady);
       case Phase::kProbeDown:
         return JudgeDown(r);
       case Phase::kHold:
@@ -290,7 +357,7 @@ struct StreamController::Impl {
     alarm_sign = 0;
   }
 
-  void JudgeUp(double r, int honored) {
+  void JudgeUp(double r, int honored, double steady) {
     const int from = base;
     int to = current;
     if (honored < to) {
@@ -306,9 +373,13 @@ struct StreamController::Impl {
     const double gain = Gain(r, base_rate);
     const double need = Need(from, to);
     const bool paid = gain >= need;
-    if (paid && (hi > 0 || Efficiency(from, to, gain) >= kDoubleAt)) {
+    // While no queue builds, the link has room and the streams are limited by loss or
+    // window, so a step that paid on the first climb goes on up at once, however well it
+    // seemed to scale: measuring `from` again would cost as long as the next step. Once a
+    // queue shows the link is full, or on a re-probe from a hold, it must scale well.
+    if (paid && (hi > 0 || (!reprobe && !queued) || Efficiency(from, to, gain) >= kDoubleAt)) {
       Say("probe " + Arrow(from, to) + ": " + Percent(gain) + " throughput");
-      return Accept(from, to, gain, r);
+      return Accept(from, to, gain, steady, false);
     }
     if (hi == 0) {
       // The rate `from` gave was measured before the probe, and on a lossy path it may have
@@ -316,6 +387,7 @@ struct StreamController::Impl {
       // concluding that more streams do not pay, or pay less than they could.
       probe_count = to;
       probe_rate = r;
+      probe_steady = steady;
       phase = Phase::kConfirm;
       Say("probe " + Arrow(from, to) + ": " + Percent(gain) +
           (paid ? " throughput, less than linear" : " < " + Percent(need)) + ", measure " +
@@ -326,30 +398,38 @@ struct StreamController::Impl {
   }
 
   /// Back at `base` after an up-probe that seemed not to pay: judge the probe against now.
-  void JudgeConfirm(double r) {
+  void JudgeConfirm(double r, double steady) {
     const int from = current;
     const int to = probe_count;
+    // Young streams among `from` may still be bursting: judge against their settled rate.
+    r = steady;
     base_rate = r;
     const double gain = Gain(probe_rate, r);
     const double need = Need(from, to);
     if (gain >= need) {
       Say(std::to_string(from) + " again: " + Mbit(r) + ", so " + Arrow(from, to) + " gave " +
           Percent(gain));
-      return Accept(from, to, gain, probe_rate);
+      // `from` has just shown what its streams give once settled; `to` of them give no more.
+      return Accept(from, to, gain, std::min(probe_steady, r / from * to), true);
     }
     Reject(from, to, gain, need);
   }
 
   /// `to` streams paid for themselves: climb on, doubling while the step scaled well.
-  void Accept(int from, int to, double gain, double rate) {
+  /// `judged_twice`: `from` was measured again, so the scaling is known, not guessed from a
+  /// rate that may have been a burst.
+  void Accept(int from, int to, double gain, double rate, bool judged_twice) {
     // How close to linear the step scaled: all but linear, the streams are limited by loss
     // or window and many more will pay, so go four times as high (a path that needs 64
-    // streams is reached in three steps); near linear, double; well short, go carefully.
+    // streams is reached in three steps); near linear, or not known, double; well short,
+    // go carefully.
     const double efficiency = Efficiency(from, to, gain);
     reprobe = false;  // the path changed: search again, bisecting if need be
     base = to;
     base_rate = rate;
-    int next = efficiency >= kLeapAt ? 4 * to : efficiency >= kDoubleAt ? 2 * to : to + StepOf(to);
+    int next = efficiency >= kLeapAt                      ? 4 * to
+               : efficiency >= kDoubleAt || !judged_twice ? 2 * to
+                                                          : to + StepOf(to);
     if (polite) next = std::min(next, 2 * to);  // a leap would overshoot into a queue
     if (hi > 0) next = hi - to > StepOf(to) ? to + (hi - to) / 2 : to;
     next = std::min(next, MaxNow());
@@ -400,8 +480,15 @@ struct StreamController::Impl {
         alarm_sign = sign;
         return;
       }
-      Say("throughput at " + std::to_string(current) + " " + Percent(swing) + ", re-probe");
-      return ReProbe(swing < 0);
+      // More than expected at the most streams allowed: new streams settling slower than
+      // estimated, or the path freed up. Neither says fewer would do; the hold's own
+      // re-probe will test that.
+      if (sign > 0 && current >= MaxNow()) {
+        hold_ref = r;
+      } else {
+        Say("throughput at " + std::to_string(current) + " " + Percent(swing) + ", re-probe");
+        return ReProbe(swing < 0);
+      }
     }
     alarm_sign = 0;
     if (hold_s >= hold_len) ReProbe(next_up);
@@ -436,10 +523,7 @@ struct StreamController::Impl {
   bool Polite(double dt) {
     const double floor = floor_us.Get();
     if (floor <= 0 || srtt_us <= 0) return pace > 0;
-    const double queue_us = srtt_us - floor;
-    const double threshold_us =
-        std::max(t.min_queue_ms * 1000, std::min(floor * (t.rtt_ratio - 1), t.max_queue_ms * 1000));
-    const bool inflated = queue_us > threshold_us;
+    const bool inflated = QueueAbove(srtt_us);
     inflated_s = inflated ? inflated_s + dt : 0;
     normal_s = inflated ? 0 : normal_s + dt;
     cooldown_s = std::max(0.0, cooldown_s - dt);

@@ -6,9 +6,10 @@
 /// It searches for the smallest count that gives (nearly) the most throughput: double
 /// while each doubling pays, bisect between the last count that paid and the first that
 /// did not, hold, and re-probe (a quarter down, half up) now and then so it follows the
-/// path. Throughput on a lossy path swings with every stream's sawtooth, so a probe that
-/// seems not to pay is judged again against a fresh measurement of the count it left, and
-/// a hold reacts to a change only when two windows in a row show it.
+/// path. Throughput on a lossy path swings with every stream's sawtooth and new streams
+/// burst for seconds, so steps are judged against what the settled streams give, a probe
+/// that seems not to pay is judged again against a fresh measurement of the count it
+/// left, and a hold reacts to a change only when two windows in a row show it.
 /// In polite mode it also yields when the RTT rises well above its floor (a queue is
 /// building, so someone is being hurt): it halves the count down to the minimum and then
 /// recommends a pacing rate. docs/architecture.md ("The stream controller") describes the defaults.

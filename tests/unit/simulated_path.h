@@ -184,7 +184,8 @@ class SimulatedPath {
     for (int i = 0; i < active_; ++i) {
       const Stream& s = streams_[static_cast<std::size_t>(i)];
       double cap = std::min(Cap(p_.base_rtt_s + q), Capacity());
-      cap += s.boost * (Capacity() - cap);
+      // Cubic retreats by a factor per loss, so the overshoot shrinks geometrically.
+      if (cap > 0) cap *= std::pow(Capacity() / cap, s.boost);
       cap *= std::exp(s.wobble);
       const double want = s.ramp * cap;
       d.push_back(want);
