@@ -6,6 +6,8 @@
 #include <deque>
 #include <utility>
 
+#include "engine/stream_ledger.h"
+
 namespace braid {
 namespace {
 
@@ -16,8 +18,6 @@ constexpr double kRateTau = 1.0;
 /// Upper bounds on settle and measure times, so one absurd RTT sample cannot stall the search.
 constexpr double kMaxSettle = 10;
 constexpr double kMaxMeasure = 20;
-/// A stream that sent nothing for this long has been parked (or stalled) and starts afresh.
-constexpr double kPause = 1.0;
 
 /// How close to linear a step from `from` to `to` streams scaled: 1 = each new stream
 /// added what each old one gave.
@@ -71,14 +71,6 @@ class WindowedMin {
   std::deque<std::pair<double, double>> buckets_;  ///< (start time, minimum)
 };
 
-/// What one call's samples say, against the previous call's.
-struct Interval {
-  double bytes = 0;     ///< payload sent by all streams since the last call
-  double rtt_us = 0;    ///< byte-weighted RTT of the streams that moved data; 0 = none did
-  double floor_us = 0;  ///< lowest min_rtt / rtt seen in the samples; 0 = none
-  std::array<double, kSlots> stream_bytes{};  ///< the same per stream index
-};
-
 enum class Phase { kBaseline, kProbeUp, kConfirm, kProbeDown, kHold };
 
 }  // namespace
@@ -92,8 +84,7 @@ struct StreamController::Impl {
   // Inputs as of the previous call.
   bool started = false;
   Clock::time_point last{};
-  std::array<std::uint64_t, kSlots> prev_bytes{};
-  std::array<bool, kSlots> have_prev{};
+  StreamLedger ledger;
   double clock_s = 0;    ///< sum of the intervals taken as valid
   double rate_ewma = 0;  ///< bytes/s, smoothed over ~1 s
   double srtt_us = 0;    ///< smoothed over ~0.5 s
@@ -111,11 +102,7 @@ struct StreamController::Impl {
   double window_s = 0;      ///< measuring: time and bytes so far, fewest active streams
   double window_bytes = 0;
   int window_active = kSlots;
-  double window_rtt = 0;                       ///< integral of srtt_us over the window
-  std::array<double, kSlots> window_stream{};  ///< bytes per stream index
-  std::array<bool, kSlots> last_movers{};      ///< streams that sent in the last whole window
-  std::array<double, kSlots> sending_s{};      ///< how long each stream has sent without a pause
-  std::array<double, kSlots> idle_s{};         ///< how long each has sent nothing
+  double window_rtt = 0;    ///< integral of srtt_us over the window
   int probe_count = 0;      ///< confirming: the up-probe that looked as if it did not pay
   double probe_rate = 0;    ///< and what it measured
   double probe_steady = 0;  ///< and what its streams will settle to, as far as it showed
@@ -201,7 +188,7 @@ struct StreamController::Impl {
     window_bytes = 0;
     window_active = kSlots;
     window_rtt = 0;
-    window_stream.fill(0);
+    ledger.DiscardWindow();
   }
   void SetCount(int n) {
     n = std::clamp(n, min, max);
@@ -210,38 +197,7 @@ struct StreamController::Impl {
     ResetWindow();
   }
 
-  /// Byte deltas per stream index; a stream that is new, gone or restarted counts 0 this once.
-  Interval Absorb(std::span<const StreamSample> samples) {
-    Interval iv;
-    std::array<bool, kSlots> seen{};
-    double rtt_weight = 0;
-    for (const StreamSample& s : samples) {
-      if (s.index >= kSlots || seen[s.index]) continue;
-      seen[s.index] = true;
-      const std::uint64_t delta =
-          have_prev[s.index] && s.bytes >= prev_bytes[s.index] ? s.bytes - prev_bytes[s.index] : 0;
-      prev_bytes[s.index] = s.bytes;
-      have_prev[s.index] = true;
-      iv.bytes += static_cast<double>(delta);
-      iv.stream_bytes[s.index] = static_cast<double>(delta);
-      // An idle stream's RTT is stale: only streams that moved data say how the path is now.
-      if (delta > 0 && s.rtt_us > 0) {
-        iv.rtt_us += static_cast<double>(s.rtt_us) * static_cast<double>(delta);
-        rtt_weight += static_cast<double>(delta);
-        if (iv.floor_us == 0 || s.rtt_us < iv.floor_us) iv.floor_us = s.rtt_us;
-      }
-      if (s.min_rtt_us > 0 && (iv.floor_us == 0 || s.min_rtt_us < iv.floor_us)) {
-        iv.floor_us = s.min_rtt_us;
-      }
-    }
-    for (int i = 0; i < kSlots; ++i) {
-      if (!seen[static_cast<std::size_t>(i)]) have_prev[static_cast<std::size_t>(i)] = false;
-    }
-    iv.rtt_us = rtt_weight > 0 ? iv.rtt_us / rtt_weight : 0;
-    return iv;
-  }
-
-  void Observe(double dt, const Interval& iv, int active) {
+  void Observe(double dt, const StreamLedger::Interval& iv, int active) {
     clock_s += dt;
     const double rate = iv.bytes / dt;
     const double rate_a = 1 - std::exp(-dt / kRateTau);
@@ -251,11 +207,7 @@ struct StreamController::Impl {
       srtt_us = srtt_us > 0 ? srtt_us + a * (iv.rtt_us - srtt_us) : iv.rtt_us;
     }
     if (iv.floor_us > 0) floor_us.Add(clock_s, iv.floor_us, t.floor_window_s);
-    for (std::size_t i = 0; i < sending_s.size(); ++i) {
-      idle_s[i] = iv.stream_bytes[i] > 0 ? 0 : idle_s[i] + dt;
-      // A stream parked for a while starts afresh when it is woken, slow start and all.
-      sending_s[i] = idle_s[i] > kPause ? 0 : sending_s[i] + dt;
-    }
+    ledger.Age(dt, iv);
 
     // Nothing connected yet (or everything parked): no evidence either way.
     if (active <= 0) return;
@@ -267,46 +219,15 @@ struct StreamController::Impl {
     window_bytes += iv.bytes;
     window_active = std::min(window_active, active);
     window_rtt += srtt_us * dt;
-    for (std::size_t i = 0; i < window_stream.size(); ++i) {
-      window_stream[i] += iv.stream_bytes[i];
-    }
+    ledger.AddToWindow(iv);
     if (window_s < Measure()) return;
     const double r = window_bytes / window_s;
     const int honored = std::min(current, window_active);
-    const double steady = Steady(r, honored);
+    // Streams that have sent for two windows' time are past their slow-start burst.
+    const double steady = ledger.CloseWindow(r, window_s, honored, 2 * (Settle() + Measure()));
     queued = QueueAbove(window_rtt / window_s);
     ResetWindow();
     Judge(r, honored, steady);
-  }
-
-  /// What `n` streams will give once the newest leave their slow-start burst, which on a
-  /// lossy path lasts seconds: n times the mean of the streams past theirs (those that have
-  /// sent for a few windows, else those that also sent in the window before). Never above
-  /// what was measured: when streams share a full link or a busy CPU, old ones give way to
-  /// new ones and their mean says nothing about the future.
-  /// Records this window's senders for the next window.
-  double Steady(double r, int n) {
-    const double mature_s = 2 * (Settle() + Measure());
-    std::array<bool, kSlots> movers{};
-    double mature_bytes = 0, old_bytes = 0;
-    int mature = 0, old = 0;
-    for (std::size_t i = 0; i < movers.size(); ++i) {
-      movers[i] = window_stream[i] > 0;
-      if (!movers[i]) continue;
-      if (sending_s[i] >= mature_s) {
-        mature_bytes += window_stream[i];
-        ++mature;
-      }
-      if (last_movers[i]) {
-        old_bytes += window_stream[i];
-        ++old;
-      }
-    }
-    last_movers = movers;
-    if (window_s <= 0) return r;
-    if (mature > 0) return std::min(r, mature_bytes / window_s / mature * n);
-    if (old > 0) return std::min(r, old_bytes / window_s / old * n);
-    return r;
   }
 
   void Judge(double r, int honored, double steady) {
@@ -579,7 +500,7 @@ StreamDecision StreamController::Update(Clock::time_point now,
                                         std::span<const StreamSample> samples, int active) {
   Impl& s = *impl_;
   s.news = false;
-  const Interval iv = s.Absorb(samples);
+  const StreamLedger::Interval iv = s.ledger.Absorb(samples);
   if (!s.started) {
     s.started = true;
     s.last = now;
