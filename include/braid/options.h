@@ -11,7 +11,9 @@
 namespace braid {
 
 constexpr int kMaxStreams = 64;
-constexpr int kDefaultStreams = 4;
+/// By default -s auto:1-64: the controller beats every fixed count as a default on an
+/// emulated WAN (docs/benchmarks.md), and on a LAN it stays at 2-4 streams.
+constexpr int kDefaultStreams = kMaxStreams;
 constexpr std::uint32_t kDefaultBlockSize = 1u << 20;
 constexpr std::uint32_t kMinBlockSize = 4096;
 constexpr std::uint32_t kMaxBlockSize = 64u << 20;
@@ -23,7 +25,7 @@ struct Options {
   Endpoint destination;
 
   int streams = kDefaultStreams;                 ///< -s: 1..64 (with auto: the most, all connected)
-  bool streams_auto = false;                     ///< -s auto[:MIN-MAX]
+  bool streams_auto = true;                      ///< -s auto[:MIN-MAX]; -s N turns it off
   int streams_min = 1;                           ///< -s auto:MIN-MAX
   bool polite = false;                           ///< --polite: yield when the RTT rises (-s auto)
   std::uint64_t window = 0;                      ///< -w: socket buffer bytes; 0 = kernel autotuning

@@ -173,8 +173,9 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
   app.add_option("-s,--streams", raw.streams,
-                 "Parallel TCP data streams, 1 to 64 (default 4); 'auto' or 'auto:MIN-MAX' lets "
-                 "braid pick how many carry data from RTT and throughput")
+                 "Parallel TCP data streams: a fixed count, 1 to 64, or 'auto' or 'auto:MIN-MAX' "
+                 "to let braid pick how many carry data from RTT and throughput (default "
+                 "auto:1-64)")
       ->type_name("N");
   app.add_option("-w,--window", raw.window,
                  "Socket buffer size per stream (default: kernel autotuning)")
@@ -244,7 +245,7 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_flag("-4,--ipv4", raw.ipv4, "Data streams over IPv4 only");
   app.add_flag("-6,--ipv6", raw.ipv6, "Data streams over IPv6 only");
   app.add_flag("--polite", options.polite,
-               "With -s auto: also use fewer streams, and slow down, when the RTT rises above "
+               "With -s auto (the default): also use fewer streams, and slow down, when the RTT rises above "
                "its floor, so the copy yields to other traffic");
   app.add_flag("-a,--append", options.append,
                "Resume an earlier broken copy; fail if there is none (resuming is the default)");

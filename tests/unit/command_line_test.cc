@@ -71,7 +71,10 @@ TEST(CommandLineTest, Defaults) {
   ASSERT_EQ(o.sources.size(), 1u);
   EXPECT_EQ(o.sources[0].path, "a");
   EXPECT_EQ(o.destination.path, "b");
-  EXPECT_EQ(o.streams, kDefaultStreams);
+  // -s auto:1-64 unless told otherwise.
+  EXPECT_TRUE(o.streams_auto);
+  EXPECT_EQ(o.streams_min, 1);
+  EXPECT_EQ(o.streams, 64);
   EXPECT_EQ(o.window, 0u);
   EXPECT_EQ(o.block_size, kDefaultBlockSize);
   EXPECT_EQ(o.progress_interval, 0);
@@ -154,6 +157,8 @@ TEST(CommandLineTest, StreamsAutoAndPolite) {
   EXPECT_TRUE(cl.options.polite);
   EXPECT_FALSE(Parse({"-s", "8", "a", "b"}).options.streams_auto);
   EXPECT_TRUE(Contains(UsageError({"-s", "8", "--polite", "a", "b"}), "--polite needs -s auto"));
+  // auto is the default, so --polite alone is enough.
+  EXPECT_TRUE(Parse({"--polite", "a", "b"}).options.polite);
 }
 
 TEST(CommandLineTest, RepeatedSingleValueOptionTakesTheLast) {

@@ -201,6 +201,7 @@ TEST_F(ConfigCommandLineTest, DefaultFileIsReadFromHomeAndMayBeMissing) {
   EXPECT_EQ(Parse({"a", "b"}).streams, kDefaultStreams);  // none yet: fine
   Write(".config/braid/config", "streams = 5\n");
   EXPECT_EQ(Parse({"a", "b"}).streams, 5);
+  EXPECT_FALSE(Parse({"a", "b"}).streams_auto);  // a fixed count turns the default auto off
   // An explicit file replaces the default one.
   std::string other = Write("other", "window = 1M\n");
   Options o = Parse({"-C", other, "a", "b"});
