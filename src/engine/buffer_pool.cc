@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 
@@ -15,7 +16,7 @@ std::size_t PageSize() {
 }  // namespace
 
 BufferPool::BufferPool(std::size_t buffer_size, std::size_t count)
-    : buffer_size_(buffer_size), count_(count) {
+    : buffer_size_(buffer_size), count_(count), limit_(count) {
   all_.reserve(count);
   free_.reserve(count);
 }
@@ -28,16 +29,19 @@ BufferRef BufferPool::Acquire() {
   std::unique_lock lock(mutex_);
   for (;;) {
     if (closed_) return nullptr;
-    if (!free_.empty()) break;
-    if (all_.size() < count_) {
-      std::size_t page = PageSize();
-      std::size_t bytes = (buffer_size_ + page - 1) / page * page;
-      void* mem = std::aligned_alloc(page, bytes);
-      if (mem == nullptr) throw std::bad_alloc();
-      all_.push_back(std::unique_ptr<PooledBuffer>(
-          new PooledBuffer(static_cast<std::uint8_t*>(mem), buffer_size_)));
-      free_.push_back(all_.back().get());
-      break;
+    const std::size_t out = all_.size() - free_.size();
+    if (out < limit_) {
+      if (!free_.empty()) break;
+      if (all_.size() < count_) {
+        std::size_t page = PageSize();
+        std::size_t bytes = (buffer_size_ + page - 1) / page * page;
+        void* mem = std::aligned_alloc(page, bytes);
+        if (mem == nullptr) throw std::bad_alloc();
+        all_.push_back(std::unique_ptr<PooledBuffer>(
+            new PooledBuffer(static_cast<std::uint8_t*>(mem), buffer_size_)));
+        free_.push_back(all_.back().get());
+        break;
+      }
     }
     cv_.wait(lock);
   }
@@ -52,6 +56,14 @@ void BufferPool::Release(PooledBuffer* buffer) {
     free_.push_back(buffer);
   }
   cv_.notify_one();
+}
+
+void BufferPool::SetLimit(std::size_t limit) {
+  {
+    std::lock_guard lock(mutex_);
+    limit_ = std::min(count_, std::max<std::size_t>(limit, 1));
+  }
+  cv_.notify_all();
 }
 
 void BufferPool::Close() {

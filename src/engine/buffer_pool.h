@@ -41,6 +41,10 @@ class BufferPool {
   BufferRef Acquire();
   /// Wakes every waiter; later Acquire calls return nullptr.
   void Close();
+  /// At most `limit` buffers (1..count) are out at once from now on, so that a transfer
+  /// that uses fewer streams than it connected (-s auto) reads ahead only for those.
+  /// Buffers already out stay out; Acquire waits until enough come back.
+  void SetLimit(std::size_t limit);
 
   std::size_t buffer_size() const { return buffer_size_; }
   std::size_t count() const { return count_; }
@@ -50,6 +54,7 @@ class BufferPool {
 
   std::size_t buffer_size_;
   std::size_t count_;
+  std::size_t limit_;  ///< guarded by mutex_
   std::mutex mutex_;
   std::condition_variable cv_;
   std::vector<std::unique_ptr<PooledBuffer>> all_;

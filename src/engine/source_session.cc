@@ -63,7 +63,8 @@ struct SourceSession::Impl {
   std::string host;
   BlockingQueue<OutFrame> send_queue;
   BlockingQueue<HashItem> hash_queue;
-  std::unique_ptr<BufferPool> pool;
+  std::unique_ptr<BufferPool> pool;  ///< set under park_mutex: SetActiveStreams limits it
+  std::size_t spare_buffers = 4;     ///< beyond two per active stream
   std::vector<std::unique_ptr<DataSocket>> sockets;
   std::vector<std::uint16_t> stream_index;  ///< handshake index of sockets[i]
   /// Guards filling `sockets` against StreamSamples() on the reporter thread;
@@ -454,15 +455,19 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   }
   state_.streams = static_cast<std::uint16_t>(s.sockets.size());
   s.live_senders = s.sockets.size();
+  // Enough buffers for every stream to have one in flight, the reader to run
+  // ahead, and the hasher to lag a little without stalling the senders.
+  s.spare_buffers = p.md5 ? 8 : 4;
+  {
+    auto pool = std::make_unique<BufferPool>(p.block_size, 2 * s.sockets.size() + s.spare_buffers);
+    std::lock_guard lock(s.park_mutex);
+    s.pool = std::move(pool);
+  }
   if (p.auto_streams) {
     // The controller starts from a few streams and opens more when they pay.
     SetActiveStreams(std::min<int>(p.min_streams > 2 ? p.min_streams : 2, p.streams));
   }
   if (p.polite) s.pacer = std::make_unique<RateLimiter>(0, p.block_size);
-  // Enough buffers for every stream to have one in flight, the reader to run
-  // ahead, and the hasher to lag a little without stalling the senders.
-  std::size_t buffers = 2 * s.sockets.size() + (p.md5 ? 8 : 4);
-  s.pool = std::make_unique<BufferPool>(p.block_size, buffers);
   if (p.rate > 0) {
     s.limiter = std::make_unique<RateLimiter>(p.rate, p.block_size);
   }
@@ -511,6 +516,9 @@ void SourceSession::SetActiveStreams(int count) {
       connected = static_cast<int>(s.sockets.size());
     }
     s.active = std::clamp(count, 1, std::max(connected, 1));
+    // Parked streams need no read-ahead: without this the reader fills buffers for all
+    // 64 streams -s auto connects (130 MiB at 1 MiB blocks) while 2-4 send.
+    if (s.pool) s.pool->SetLimit(2 * static_cast<std::size_t>(s.active) + s.spare_buffers);
   }
   s.park_cv.notify_all();
 }

@@ -133,6 +133,45 @@ TEST(BufferPoolTest, AcquireBlocksWhenAllAreOut) {
   }
 }
 
+TEST(BufferPoolTest, LimitCapsBuffersOutAndCanBeRaised) {
+  BufferPool pool(4096, 8);
+  pool.SetLimit(2);
+  BufferRef a = pool.Acquire();
+  BufferRef b = pool.Acquire();
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  {
+    BackgroundAcquire third(pool);
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(third.done()) << "a third buffer came out under a limit of two";
+    pool.SetLimit(3);
+    ASSERT_TRUE(third.WaitDone());
+    ASSERT_NE(third.result(), nullptr);
+    third.result().reset();
+  }
+  // Lowered below what is out: nothing more until enough come back.
+  pool.SetLimit(1);
+  {
+    BackgroundAcquire next(pool);
+    std::this_thread::sleep_for(50ms);
+    a.reset();
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(next.done()) << "two out under a limit of one";
+    b.reset();
+    ASSERT_TRUE(next.WaitDone());
+    ASSERT_NE(next.result(), nullptr);
+    next.result().reset();
+  }
+  // Never above the count, never below one.
+  pool.SetLimit(100);
+  std::vector<BufferRef> all;
+  for (int i = 0; i < 8; ++i) all.push_back(pool.Acquire());
+  for (const BufferRef& r : all) EXPECT_NE(r, nullptr);
+  all.clear();
+  pool.SetLimit(0);
+  EXPECT_NE(pool.Acquire(), nullptr);
+}
+
 TEST(BufferPoolTest, BufferReturnsOnlyWithTheLastReference) {
   BufferPool pool(4096, 1);
   BufferRef a = pool.Acquire();
