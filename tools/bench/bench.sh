@@ -15,7 +15,7 @@
 #         and scp -r; before each copy the previous tree is removed and `sync` run, so no
 #         tool pays for another's dirty pages. Reported in seconds, not MB/s.
 #
-# Tools: braid (local-to-local, and pushed over ssh at -s 1/4/64 and with -e), scp (default
+# Tools: braid (local-to-local, and pushed over ssh at -s 1/4/64/auto and with -e), scp (default
 # SFTP protocol, and -O), rsync --whole-file over ssh, a pipe through ssh, globus-url-copy -p 4
 # against a GridFTP server (and -r -cc 4 -pp for the tree), iperf3 -P 8. Everything talks to 127.0.0.1 only, through servers this script starts itself
 # (a private sshd, GridFTP, iperf3) and stops by PID on exit.
@@ -501,13 +501,15 @@ run_braid_file() {  # run_braid_file DESTPREFIX braid-args...
   measure "$kind" -- "$BRAID" "$@" "$SRC" "${prefix}$RUNDIR/dst"
   ((M_OK)) && verify_file "$RUNDIR/dst"
 }
-job_braid_ssh_file()   { run_braid_file "braidbench:"; }
-job_braid_local_file() { run_braid_file ""; }
+# -s 4 is explicit: it was the default, and the rows compare with earlier runs.
+job_braid_ssh_file()   { run_braid_file "braidbench:" -s 4; }
+job_braid_auto_file()  { run_braid_file "braidbench:"; }
+job_braid_local_file() { run_braid_file "" -s 4; }
 job_braid_s1_file()    { run_braid_file "$BRAID_VARIANT_DST" -s 1; }
 job_braid_s64_file()   { run_braid_file "$BRAID_VARIANT_DST" -s 64; }
-job_braid_e_file()     { run_braid_file "$BRAID_VARIANT_DST" -e; }
-job_braid_ssh_zero()   { measure ssh -- "$BRAID" --size "$SIZE" /dev/zero braidbench:/dev/null; }
-job_braid_local_zero() { measure none -- "$BRAID" --size "$SIZE" /dev/zero /dev/null; }
+job_braid_e_file()     { run_braid_file "$BRAID_VARIANT_DST" -s 4 -e; }
+job_braid_ssh_zero()   { measure ssh -- "$BRAID" -s 4 --size "$SIZE" /dev/zero braidbench:/dev/null; }
+job_braid_local_zero() { measure none -- "$BRAID" -s 4 --size "$SIZE" /dev/zero /dev/null; }
 
 job_scp_file() {
   fresh_rundir
@@ -576,7 +578,7 @@ verify_tree() {  # untimed: diff -r of the source tree and the copy
 }
 job_braid_small() {
   small_prepare
-  measure ssh -- "$BRAID" -r "$SMALL_SRC" "braidbench:$SMALL_DST/"
+  measure ssh -- "$BRAID" -r -s 4 "$SMALL_SRC" "braidbench:$SMALL_DST/"
   ((M_OK)) && verify_tree
 }
 job_rsync_small() {
@@ -639,6 +641,7 @@ job_md5_ceiling() {
 # Row table: id | tool label | case | braid row it is compared with ("" for braid rows)
 ROWS=(
   "braid_ssh_file|braid -s 4 (ssh push)|file|"
+  "braid_auto_file|braid, default -s auto (ssh push)|file|"
   "braid_local_file|braid -s 4 (local)|file|"
   "braid_s1_file|braid -s 1|file|"
   "braid_s64_file|braid -s 64|file|"
@@ -674,7 +677,7 @@ disable_braid() {  # disable_braid REASON ids...
   local reason=$1 id; shift
   for id in "$@"; do DISABLED[$id]=1; NOTE[$id]="skipped: $reason"; done
 }
-BRAID_IDS=(braid_ssh_file braid_local_file braid_s1_file braid_s64_file braid_e_file braid_ssh_zero braid_local_zero
+BRAID_IDS=(braid_ssh_file braid_auto_file braid_local_file braid_s1_file braid_s64_file braid_e_file braid_ssh_zero braid_local_zero
            braid_small)
 
 # ---------------------------------------------------------------------------------------
@@ -706,7 +709,7 @@ else
   if ! preflight "braidbench:"; then
     why="push over ssh failed: $(tail -1 "$WORK/t/pre.err" | cut -c1-160)"
     log "NOTE: braid $why"
-    disable_braid "$why" braid_ssh_file braid_ssh_zero braid_small
+    disable_braid "$why" braid_ssh_file braid_auto_file braid_ssh_zero braid_small
     if ((BRAID_LOCAL_OK)); then
       BRAID_VARIANT_DST=""
       for id in braid_s1_file braid_s64_file braid_e_file; do LABEL[$id]="${LABEL[$id]} (local)"; done
@@ -842,6 +845,7 @@ summary_lines() {
   ratio_line braid_e_file braid_ssh_file "braid -e / braid without -e"
   ratio_line braid_s1_file braid_ssh_file "braid -s 1 / -s 4"
   ratio_line braid_s64_file braid_ssh_file "braid -s 64 / -s 4"
+  ratio_line braid_auto_file braid_ssh_file "braid -s auto (the default) / -s 4"
 }
 env_line() {
   printf '%s, %s cores, Linux %s; %s bytes (%s) per copy, median of %s run(s); target %s.\n' \
