@@ -38,7 +38,7 @@ struct StreamControllerConfig {
     double drop_tolerance = 0.03;  ///< a decrease is kept if it costs at most 3%
     double change_alarm = 0.15;    ///< while holding, two windows +-15% off re-probe at once
     double settle_s = 1.0;         ///< ignore this long after a change (min)...
-    double settle_rtts = 10;       ///< ...or this many RTTs, whichever is longer
+    double settle_rtts = 10;       ///< ...or this many RTTs (the floor), whichever is longer
     double measure_s = 2.0;        ///< then average throughput this long (min)...
     double measure_rtts = 20;      ///< ...or this many RTTs, whichever is longer
     double hold_min_s = 5;         ///< first hold before a re-probe; doubles while the
