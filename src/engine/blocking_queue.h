@@ -22,11 +22,13 @@ class BlockingQueue {
     cv_.notify_one();
     return true;
   }
-  /// Puts an item back at the head, for one a consumer could not deliver.
+  /// Puts an item back at the head, for one a consumer could not deliver. Allowed after
+  /// Close (the item was queued before it, and the consumers that are still popping will
+  /// take it), not after Abort: false then, and the item is dropped.
   bool PushFront(T item) {
     {
       std::lock_guard lock(mutex_);
-      if (closed_ && items_.empty()) return false;
+      if (aborted_) return false;
       items_.push_front(std::move(item));
     }
     cv_.notify_one();
@@ -62,6 +64,7 @@ class BlockingQueue {
     {
       std::lock_guard lock(mutex_);
       closed_ = true;
+      aborted_ = true;
       dropped.swap(items_);
     }
     cv_.notify_all();
@@ -72,6 +75,7 @@ class BlockingQueue {
   std::condition_variable cv_;
   std::deque<T> items_;
   bool closed_ = false;
+  bool aborted_ = false;
 };
 
 }  // namespace braid
