@@ -42,8 +42,8 @@ demo() {
   local work=$DEMO_DIR
   echo "== making a 1 GiB file of random data"
   head -c 1G /dev/urandom > "$work/dataset.bin"
-  echo "== braid -s 4 -P 1 -e $work/dataset.bin $work/copy.bin"
-  ./build/src/braid -s 4 -P 1 -e "$work/dataset.bin" "$work/copy.bin"
+  echo "== braid -P 1 -e $work/dataset.bin $work/copy.bin   (default: -s auto)"
+  ./build/src/braid -P 1 -e "$work/dataset.bin" "$work/copy.bin"
   echo "== md5sum of source and copy"
   md5sum "$work/dataset.bin" "$work/copy.bin"
   local a b
