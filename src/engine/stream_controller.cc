@@ -248,7 +248,7 @@ struct StreamController::Impl {
       case Phase::kProbeUp:
         return JudgeUp(r, honored, steady);
       case Phase::kConfirm:
-        return JudgeConfirm(r, steady);
+        return JudgeConfirm(steady);
       case Phase::kProbeDown:
         return JudgeDown(r);
       case Phase::kHold:
@@ -319,19 +319,19 @@ struct StreamController::Impl {
   }
 
   /// Back at `base` after an up-probe that seemed not to pay: judge the probe against now.
-  void JudgeConfirm(double r, double steady) {
+  /// `settled`: what `from` gives once its young streams have left their burst, which is
+  /// what the probe is judged against.
+  void JudgeConfirm(double settled) {
     const int from = current;
     const int to = probe_count;
-    // Young streams among `from` may still be bursting: judge against their settled rate.
-    r = steady;
-    base_rate = r;
-    const double gain = Gain(probe_rate, r);
+    base_rate = settled;
+    const double gain = Gain(probe_rate, settled);
     const double need = Need(from, to);
     if (gain >= need) {
-      Say(std::to_string(from) + " again: " + Mbit(r) + ", so " + Arrow(from, to) + " gave " +
+      Say(std::to_string(from) + " again: " + Mbit(settled) + ", so " + Arrow(from, to) + " gave " +
           Percent(gain));
-      // `from` has just shown what its streams give once settled; `to` of them give no more.
-      return Accept(from, to, gain, std::min(probe_steady, r / from * to), true);
+      // `to` streams give no more than `to` times what each of `from` gave.
+      return Accept(from, to, gain, std::min(probe_steady, settled / from * to), true);
     }
     Reject(from, to, gain, need);
   }
