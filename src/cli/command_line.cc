@@ -244,9 +244,10 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
                  "Listen for data only on ports A:B (for firewalls that open a range)");
   app.add_flag("-4,--ipv4", raw.ipv4, "Data streams over IPv4 only");
   app.add_flag("-6,--ipv6", raw.ipv6, "Data streams over IPv6 only");
-  app.add_flag("--polite", options.polite,
-               "With -s auto (the default): also use fewer streams, and slow down, when the RTT rises above "
-               "its floor, so the copy yields to other traffic");
+  app.add_flag(
+      "--polite", options.polite,
+      "With -s auto (the default): also use fewer streams, and slow down, when the RTT rises above "
+      "its floor, so the copy yields to other traffic");
   app.add_flag("-a,--append", options.append,
                "Resume an earlier broken copy; fail if there is none (resuming is the default)");
   app.add_flag("--no-resume", options.no_resume,
