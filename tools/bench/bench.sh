@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # braid benchmark against its peers, on loopback, in one run.
 #
-#   tools/bench/bench.sh [--braid PATH] [--size SIZE] [--runs N] [--target DIR]
-#                        [--cases LIST] [--out FILE.md] [--csv FILE] [--quick] [--keep]
+#   tools/bench/bench.sh [--braid PATH] [--size SIZE] [--runs N] [--targets LIST]
+#                        [--disk-dir DIR] [--cases LIST] [--out FILE.md] [--csv FILE]
+#                        [--quick] [--keep]
+#
+# Targets: every file, tiny and small row runs twice, onto a tmpfs (/dev/shm: the copier is
+# measured) and onto the machine's real file system (--disk-dir, default under /var/tmp:
+# the copier and the disk, with `cp`+`sync` and `dd conv=fdatasync` beside it as the durable
+# limit, since braid syncs before it renames and most peers do not).
 #
 # Cases
-#   file  a SIZE file of random bytes, page-cached, copied to a file in the target dir
-#         (a tmpfs by default, so the copier and not the disk is measured)
+#   file  a SIZE file of random bytes, page-cached, copied to a file in each target
+#   tiny  a 1-byte file pushed over ssh: what a small copy costs (braid against scp)
 #   zero  SIZE bytes from /dev/zero to /dev/null
 #   mem   iperf3 -P 8 memory to memory: the ceiling of TCP on loopback here
 #   md5   openssl speed -evp md5: one core's MD5 rate, the ceiling for braid -e
@@ -15,12 +21,13 @@
 #         and scp -r; before each copy the previous tree is removed and `sync` run, so no
 #         tool pays for another's dirty pages. Reported in seconds, not MB/s.
 #
-# Tools: braid (local-to-local, and pushed over ssh at -s 1/4/64/auto and with -e), scp (default
-# SFTP protocol, and -O), rsync --whole-file over ssh, a pipe through ssh, globus-url-copy -p 4
-# against a GridFTP server (and -r -cc 4 -pp for the tree), iperf3 -P 8. Everything talks to 127.0.0.1 only, through servers this script starts itself
+# Tools: braid (the default, local and pushed over ssh; -s 1/4/64; -e, -E sha256, -E xxh128 and
+# -y none where the binary has them), scp (default SFTP protocol, and -O), rsync --whole-file
+# over ssh, a pipe through ssh, globus-url-copy -p 4 with and without -fast against a GridFTP
+# server (and -r -cc 4 -pp for the tree), cp+sync, dd conv=fdatasync, iperf3 -P 8. Everything talks to 127.0.0.1 only, through servers this script starts itself
 # (a private sshd, GridFTP, iperf3) and stops by PID on exit.
 #
-# Per row: MB/s (10^6 bytes/s, wall clock of the client, median of N runs; tools alternate
+# Per row: MB/s (10^6 bytes/s, wall clock of the client, min/median/max of N runs; tools alternate
 # within a round and the order rotates between rounds; the small case reports the median
 # seconds instead and has a table of its own), CPU seconds (user+sys of both ends:
 # the client and its children from GNU time, plus the server side), peak RSS (the largest
@@ -43,12 +50,13 @@ REPO_ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
 BRAID="$REPO_ROOT/build/src/braid"
 SIZE_ARG=""
 RUNS_ARG=""
-TARGET_ARG=""
+TARGETS_ARG="tmpfs,disk"
+DISK_DIR_ARG=""
 OUT=""
 CSV=""
 QUICK=0
 KEEP=0
-ALL_CASES="file,zero,mem,md5,small"
+ALL_CASES="file,tiny,zero,mem,md5,small"
 CASES_ARG=$ALL_CASES
 
 usage() {
@@ -56,9 +64,11 @@ usage() {
 usage: $0 [options]
   --braid PATH    braid binary (default: build/src/braid in the repo: $BRAID)
   --size SIZE     bytes per copy, suffixes K M G (IEC) allowed (default 2G)
-  --runs N        runs per tool, median reported (default 3)
-  --target DIR    directory the copies are written to (default: a tmpfs; /dev/shm when
-                  it has room, else a tmpfs this script mounts)
+  --runs N        runs per tool; min, median and max reported (default 7)
+  --targets LIST  where file, tiny and small copies land, of tmpfs,disk (default both):
+                  tmpfs = /dev/shm (or a tmpfs this script mounts), disk = --disk-dir
+  --disk-dir DIR  a directory on the real file system for the disk target
+                  (default: a new directory under /var/tmp)
   --cases LIST    comma-separated cases to run, of $ALL_CASES (default: all;
                   --cases small skips making the SIZE source file)
   --out FILE      also write the results as a Markdown section (for docs/benchmarks.md)
@@ -69,6 +79,7 @@ usage: $0 [options]
 EOF
 }
 
+BENCH_ARGS="$*"
 while (($#)); do
   case "$1" in
     --braid) BRAID=${2:?--braid needs a path}; shift 2 ;;
@@ -77,8 +88,10 @@ while (($#)); do
     --size=*) SIZE_ARG=${1#*=}; shift ;;
     --runs) RUNS_ARG=${2:?--runs needs a value}; shift 2 ;;
     --runs=*) RUNS_ARG=${1#*=}; shift ;;
-    --target) TARGET_ARG=${2:?--target needs a directory}; shift 2 ;;
-    --target=*) TARGET_ARG=${1#*=}; shift ;;
+    --targets) TARGETS_ARG=${2:?--targets needs a list}; shift 2 ;;
+    --targets=*) TARGETS_ARG=${1#*=}; shift ;;
+    --disk-dir) DISK_DIR_ARG=${2:?--disk-dir needs a directory}; shift 2 ;;
+    --disk-dir=*) DISK_DIR_ARG=${1#*=}; shift ;;
     --cases) CASES_ARG=${2:?--cases needs a list}; shift 2 ;;
     --cases=*) CASES_ARG=${1#*=}; shift ;;
     --out) OUT=${2:?--out needs a file}; shift 2 ;;
@@ -92,7 +105,7 @@ while (($#)); do
   esac
 done
 
-if ((QUICK)); then SIZE_DEFAULT=256M; RUNS_DEFAULT=1; else SIZE_DEFAULT=2G; RUNS_DEFAULT=3; fi
+if ((QUICK)); then SIZE_DEFAULT=256M; RUNS_DEFAULT=1; else SIZE_DEFAULT=2G; RUNS_DEFAULT=7; fi
 SIZE_STR=${SIZE_ARG:-$SIZE_DEFAULT}
 RUNS=${RUNS_ARG:-$RUNS_DEFAULT}
 if ! SIZE=$(numfmt --from=iec "$SIZE_STR" 2>/dev/null) || ((SIZE < 1048576)); then
@@ -109,6 +122,13 @@ for c in "${_cases[@]}"; do
 done
 ((${#WANT[@]})) || { echo "bench.sh: --cases is empty" >&2; exit 2; }
 want() { [[ -n ${WANT[$1]:-} ]]; }
+TARGETS=()
+IFS=',' read -r -a _targets <<<"$TARGETS_ARG"
+for t in "${_targets[@]}"; do
+  [[ $t == tmpfs || $t == disk ]] || { echo "bench.sh: unknown target '$t' in --targets (known: tmpfs,disk)" >&2; exit 2; }
+  TARGETS+=("$t")
+done
+((${#TARGETS[@]})) || { echo "bench.sh: --targets is empty" >&2; exit 2; }
 [[ $BRAID == /* ]] || BRAID="$PWD/$BRAID"
 [[ -z $OUT || $OUT == /* ]] || OUT="$PWD/$OUT"
 [[ -z $CSV || $CSV == /* ]] || CSV="$PWD/$CSV"
@@ -127,8 +147,9 @@ SFTP_SERVER=/usr/lib/openssh/sftp-server
 # ---------------------------------------------------------------------------------------
 # Cleanup: everything started here is recorded and stopped by PID.
 WORK=""
-TARGET=""
+TARGET=""         # the tmpfs target
 TARGET_MADE=0     # 1: we created $TARGET (rm it), 2: we mounted a tmpfs on it (umount)
+declare -A TDIR=()
 SSHD_PID=""
 SERVER_PID=""     # the per-run server (iperf3 or GridFTP, under GNU time) while one runs
 GRIDFTPD_PID=""   # the small case's GridFTP daemon (forks per connection), whole run
@@ -165,9 +186,8 @@ cleanup() {
     rmdir "$TARGET" 2>/dev/null
   elif ((TARGET_MADE == 1)); then
     rm -rf -- "$TARGET"
-  elif [[ -n $TARGET && -d $TARGET/braid-bench-run ]]; then
-    rm -rf -- "$TARGET/braid-bench-run"
   fi
+  [[ -n ${TDIR[disk]:-} && -d ${TDIR[disk]}/braid-bench-run ]] && rm -rf -- "${TDIR[disk]}/braid-bench-run"
   if [[ -n $WORK && -d $WORK ]]; then
     if ((KEEP)); then log "work directory kept: $WORK"; else rm -rf -- "$WORK"; fi
   fi
@@ -238,40 +258,54 @@ read_time() {
 TIMEFMT='%e %U %S %M'
 
 # ---------------------------------------------------------------------------------------
-# Target directory: tmpfs by default.
+# Targets: a tmpfs and a directory on the real file system, each checked for room.
 need_kib=65536                                          # 64 MiB of slack
 want file && need_kib=$((need_kib + (SIZE + SIZE / 20) / 1024))   # one destination + 5%
 want small && need_kib=$((need_kib + 131072))   # 10,000 x 4 KiB plus inodes, with room
-if [[ -n $TARGET_ARG ]]; then
-  mkdir -p -- "$TARGET_ARG" || die "cannot create --target $TARGET_ARG"
-  TARGET=$(cd "$TARGET_ARG" && pwd)
-  TARGET_MADE=0
-  TARGET_KIND="$(df --output=fstype "$TARGET" 2>/dev/null | tail -1 || echo '?') (--target)"
-else
+declare -A TKIND
+for t in "${TARGETS[@]}"; do
+  if [[ $t == disk ]]; then
+    if [[ -n $DISK_DIR_ARG ]]; then
+      mkdir -p -- "$DISK_DIR_ARG" || die "cannot create --disk-dir $DISK_DIR_ARG"
+      TDIR[disk]=$(cd "$DISK_DIR_ARG" && pwd)
+    else
+      TDIR[disk]="$WORK/disk"; mkdir -p "${TDIR[disk]}"
+    fi
+    fs=$(df --output=fstype "${TDIR[disk]}" 2>/dev/null | tail -1)
+    [[ $fs != tmpfs && $fs != ramfs ]] || die "--disk-dir ${TDIR[disk]} is on $fs, not a real file system"
+    TKIND[disk]="$fs ($(df --output=source "${TDIR[disk]}" | tail -1), $(findmnt -no OPTIONS -T "${TDIR[disk]}" | tr ',' ' ' | grep -ow 'discard\|nodiscard\|data=[a-z]*' | tr '\n' ' ' | sed 's/ $//'))"
+    continue
+  fi
   shm_free=$(df -k --output=avail /dev/shm 2>/dev/null | tail -1 | tr -d ' ')
   if [[ -n $shm_free ]] && ((shm_free > need_kib)); then
     TARGET=$(mktemp -d /dev/shm/braid-bench.XXXXXX) || die "mktemp in /dev/shm failed"
     TARGET_MADE=1
-    TARGET_KIND="tmpfs (/dev/shm)"
+    TKIND[tmpfs]="tmpfs (/dev/shm)"
   else
     TARGET="$WORK/tmpfs"
     mkdir -p "$TARGET"
-    if mount -t tmpfs -o "size=$((need_kib))k,mode=0755" braid-bench "$TARGET"; then
-      TARGET_MADE=2
-      TARGET_KIND="tmpfs (own, $((need_kib / 1024)) MiB)"
-    else
-      log "warning: no room in /dev/shm and cannot mount a tmpfs: writing to $TARGET (disk)"
-      TARGET_KIND="disk (fallback)"
-    fi
+    mount -t tmpfs -o "size=$((need_kib))k,mode=0755" braid-bench "$TARGET" ||
+      die "no room in /dev/shm and cannot mount a tmpfs (leave tmpfs out of --targets)"
+    TARGET_MADE=2
+    TKIND[tmpfs]="tmpfs (own, $((need_kib / 1024)) MiB)"
   fi
-fi
-target_free=$(df -k --output=avail "$TARGET" | tail -1 | tr -d ' ')
-((target_free > need_kib)) || die "target $TARGET has ${target_free} KiB free, needs ${need_kib}"
+  TDIR[tmpfs]=$TARGET
+done
+for t in "${TARGETS[@]}"; do
+  target_free=$(df -k --output=avail "${TDIR[$t]}" | tail -1 | tr -d ' ')
+  ((target_free > need_kib)) || die "target ${TDIR[$t]} has ${target_free} KiB free, needs ${need_kib}"
+done
 mem_avail=$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)
 if want file && ((mem_avail < 2 * SIZE / 1024 + 262144)); then
   log "warning: ${mem_avail} KiB available memory: the source may not stay in the page cache"
 fi
-RUNDIR="$TARGET/braid-bench-run"   # emptied after every copy
+RUNDIR=""      # the current target's run directory, emptied after every copy (use_target)
+SMALL_DST=""   # the small case lands in $SMALL_DST/tree
+use_target() {  # use_target tmpfs|disk
+  RUNDIR="${TDIR[$1]}/braid-bench-run"
+  SMALL_DST="$RUNDIR/small"
+}
+use_target "${TARGETS[0]}"
 
 # ---------------------------------------------------------------------------------------
 # Private sshd on 127.0.0.1 with generated keys, and a HOME whose ~/.ssh braid reads.
@@ -349,17 +383,21 @@ export HOME=$BHOME   # braid reads ~/.ssh from $HOME; ssh/scp/rsync get -F
 SSH=(ssh -F "$SSHCFG")
 out=$("${SSH[@]}" braidbench 'command -v rsync' 2>&1) || die "ssh to the private sshd fails: $out"
 [[ $out == "$WORK/rbin/rsync" ]] || die "remote PATH not taken from authorized_keys (got '$out')"
-log "sshd pid $SSHD_PID on 127.0.0.1:$SSH_PORT; target $TARGET ($TARGET_KIND)"
+for t in "${TARGETS[@]}"; do log "target $t: ${TDIR[$t]} (${TKIND[$t]})"; done
+log "sshd pid $SSHD_PID on 127.0.0.1:$SSH_PORT"
 
 # ---------------------------------------------------------------------------------------
 # Source file: random bytes (nothing compresses or is sparse), synced, then read into cache.
 SRC="$WORK/src.bin"
+TINY_SRC_FILE="$WORK/tiny.bin"
 if want file; then
   log "creating a $SIZE_STR source file ($SIZE bytes)"
   head -c "$SIZE" /dev/urandom >"$SRC" || die "cannot create $SRC"
   sync "$SRC" 2>/dev/null || sync
   cat "$SRC" >/dev/null
 fi
+
+want tiny && printf 'x' >"$TINY_SRC_FILE"
 
 # Small-file tree: 100 directories of 100 files of 4 KiB, random bytes, made once.
 SMALL_DIRS=100
@@ -501,15 +539,44 @@ run_braid_file() {  # run_braid_file DESTPREFIX braid-args...
   measure "$kind" -- "$BRAID" "$@" "$SRC" "${prefix}$RUNDIR/dst"
   ((M_OK)) && verify_file "$RUNDIR/dst"
 }
-# -s 4 is explicit: it was the default, and the rows compare with earlier runs.
-job_braid_ssh_file()   { run_braid_file "braidbench:" -s 4; }
+# The default options are what users run; -s 4 is explicit where a row says so.
 job_braid_auto_file()  { run_braid_file "braidbench:"; }
-job_braid_local_file() { run_braid_file "" -s 4; }
+job_braid_ssh_file()   { run_braid_file "braidbench:" -s 4; }
+job_braid_local_file() { run_braid_file ""; }
 job_braid_s1_file()    { run_braid_file "$BRAID_VARIANT_DST" -s 1; }
 job_braid_s64_file()   { run_braid_file "$BRAID_VARIANT_DST" -s 64; }
-job_braid_e_file()     { run_braid_file "$BRAID_VARIANT_DST" -s 4 -e; }
-job_braid_ssh_zero()   { measure ssh -- "$BRAID" -s 4 --size "$SIZE" /dev/zero braidbench:/dev/null; }
-job_braid_local_zero() { measure none -- "$BRAID" -s 4 --size "$SIZE" /dev/zero /dev/null; }
+job_braid_ynone_file() { run_braid_file "$BRAID_VARIANT_DST" -y none; }
+job_braid_e_file()     { run_braid_file "$BRAID_VARIANT_DST" -e; }
+job_braid_sha_file()   { run_braid_file "$BRAID_VARIANT_DST" -E sha256; }
+job_braid_xxh_file()   { run_braid_file "$BRAID_VARIANT_DST" -E xxh128; }
+job_braid_ssh_zero()   { measure ssh -- "$BRAID" --size "$SIZE" /dev/zero braidbench:/dev/null; }
+job_braid_local_zero() { measure none -- "$BRAID" --size "$SIZE" /dev/zero /dev/null; }
+
+# The durable limit: the kernel's own copy, then everything on disk.
+job_cpsync_file() {
+  fresh_rundir
+  measure none -- sh -c 'cp -- "$1" "$2" && sync' sh "$SRC" "$RUNDIR/dst"
+  ((M_OK)) && verify_file "$RUNDIR/dst"
+}
+job_dd_file() {
+  fresh_rundir
+  measure none -- dd if="$SRC" of="$RUNDIR/dst" bs=1M conv=fdatasync status=none
+  ((M_OK)) && verify_file "$RUNDIR/dst"
+}
+
+# The tiny case: one byte, pushed over ssh; what setting up a copy costs.
+TINY_SRC=$TINY_SRC_FILE
+verify_tiny() { cmp -s "$TINY_SRC" "$RUNDIR/tiny" || { M_OK=0; M_ERR="tiny copy differs or is missing"; }; }
+job_braid_tiny() {
+  fresh_rundir
+  measure ssh -- "$BRAID" "$TINY_SRC" "braidbench:$RUNDIR/tiny"
+  ((M_OK)) && verify_tiny
+}
+job_scp_tiny() {
+  fresh_rundir
+  measure ssh -- scp -q -F "$SSHCFG" "$TINY_SRC" "braidbench:$RUNDIR/tiny"
+  ((M_OK)) && verify_tiny
+}
 
 job_scp_file() {
   fresh_rundir
@@ -546,6 +613,12 @@ job_gridftp_file() {
   measure server -- globus-url-copy -p 4 "file://$SRC" "ftp://127.0.0.1:$GRIDFTP_PORT$RUNDIR/dst"
   ((M_OK)) && verify_file "$RUNDIR/dst"
 }
+job_gridftp_fast_file() {  # -fast: data channels kept open between files (and set up once)
+  fresh_rundir
+  gridftp_start || { M_OK=0; M_ERR="GridFTP server did not start"; return; }
+  measure server -- globus-url-copy -fast -p 4 "file://$SRC" "ftp://127.0.0.1:$GRIDFTP_PORT$RUNDIR/dst"
+  ((M_OK)) && verify_file "$RUNDIR/dst"
+}
 job_gridftp_zero() {  # /dev/null cannot be checked: exit status, after gridftp_zero_check
   gridftp_start || { M_OK=0; M_ERR="GridFTP server did not start"; return; }
   measure server -- globus-url-copy -p 4 -len "$SIZE" file:///dev/zero \
@@ -564,7 +637,6 @@ gridftp_zero_check() {  # untimed: does -len from /dev/zero really move the byte
 
 # The small case: every copy lands in $SMALL_DST/tree. Before each: the previous tree gone,
 # the source tree read into the page cache, and `sync`, so nobody writes back another's pages.
-SMALL_DST="$RUNDIR/small"
 small_prepare() {
   rm -rf -- "$RUNDIR"; mkdir -p "$SMALL_DST"
   find "$SMALL_SRC" -type f -exec cat -- {} + >/dev/null
@@ -578,7 +650,7 @@ verify_tree() {  # untimed: diff -r of the source tree and the copy
 }
 job_braid_small() {
   small_prepare
-  measure ssh -- "$BRAID" -r -s 4 "$SMALL_SRC" "braidbench:$SMALL_DST/"
+  measure ssh -- "$BRAID" -r "$SMALL_SRC" "braidbench:$SMALL_DST/"
   ((M_OK)) && verify_tree
 }
 job_rsync_small() {
@@ -638,47 +710,69 @@ job_md5_ceiling() {
   fi
 }
 
-# Row table: id | tool label | case | braid row it is compared with ("" for braid rows)
+# Row table: id | tool label | case | braid row it is compared with ("" for braid rows).
+# Rows of the file, tiny and small cases run once per target (key ID@TARGET); the others
+# once (key ID@-).
 ROWS=(
+  "braid_auto_file|braid, default (ssh push)|file|"
   "braid_ssh_file|braid -s 4 (ssh push)|file|"
-  "braid_auto_file|braid, default -s auto (ssh push)|file|"
-  "braid_local_file|braid -s 4 (local)|file|"
+  "braid_local_file|braid, default (local)|file|"
   "braid_s1_file|braid -s 1|file|"
   "braid_s64_file|braid -s 64|file|"
-  "braid_e_file|braid -s 4 -e (MD5)|file|"
-  "scp_file|scp (SFTP protocol, the default)|file|braid_ssh_file"
-  "scpO_file|scp -O (legacy SCP protocol)|file|braid_ssh_file"
-  "rsync_file|rsync --whole-file (ssh)|file|braid_ssh_file"
-  "gridftp_file|globus-url-copy -p 4|file|braid_ssh_file"
-  "braid_ssh_zero|braid -s 4 (ssh push)|zero|"
-  "braid_local_zero|braid -s 4 (local)|zero|"
+  "braid_ynone_file|braid -y none (no sync)|file|"
+  "braid_e_file|braid -e (MD5)|file|"
+  "braid_sha_file|braid -E sha256|file|"
+  "braid_xxh_file|braid -E xxh128|file|"
+  "cpsync_file|cp, then sync (durable limit)|file|braid_auto_file"
+  "dd_file|dd bs=1M conv=fdatasync|file|braid_auto_file"
+  "scp_file|scp (SFTP protocol, the default)|file|braid_auto_file"
+  "scpO_file|scp -O (legacy SCP protocol)|file|braid_auto_file"
+  "rsync_file|rsync --whole-file (ssh)|file|braid_auto_file"
+  "gridftp_file|globus-url-copy -p 4|file|braid_auto_file"
+  "gridftp_fast_file|globus-url-copy -fast -p 4|file|braid_auto_file"
+  "braid_tiny|braid, default (ssh push)|tiny|"
+  "scp_tiny|scp (SFTP protocol)|tiny|braid_tiny"
+  "braid_ssh_zero|braid, default (ssh push)|zero|"
+  "braid_local_zero|braid, default (local)|zero|"
   "sshpipe_zero|ssh pipe (head -c to remote wc -c)|zero|braid_ssh_zero"
   "gridftp_zero|globus-url-copy -p 4 -len|zero|braid_ssh_zero"
   "iperf3_mem|iperf3 -P 8 (ceiling)|mem|braid_ssh_zero"
   "md5_ceiling|openssl md5, 1 core (ceiling)|md5|braid_e_file"
-  "braid_small|braid -r -s 4 (ssh push)|small|"
+  "braid_small|braid -r, default (ssh push)|small|"
   "rsync_small|rsync -a (ssh)|small|braid_small"
   "gridftp_small|globus-url-copy -cd -r -cc 4 -pp|small|braid_small"
   "scp_small|scp -r (SFTP protocol)|small|braid_small"
 )
-declare -A LABEL RCASE REF DISABLED NOTE RATES CPUS RSSS
-for r in "${ROWS[@]}"; do
-  IFS='|' read -r id label cs ref <<<"$r"
-  LABEL[$id]=$label; RCASE[$id]=$cs; REF[$id]=$ref
-  DISABLED[$id]=0; NOTE[$id]=""; RATES[$id]=""; CPUS[$id]=""; RSSS[$id]=""
-done
+per_target() { [[ $1 == file || $1 == tiny || $1 == small ]]; }
+declare -A LABEL RCASE REF DISABLED NOTE RATES CPUS RSSS BASE TGT
 ORDER=()
 for r in "${ROWS[@]}"; do
-  id=${r%%|*}
-  want "${RCASE[$id]}" && ORDER+=("$id")
+  IFS='|' read -r id label cs ref <<<"$r"
+  tgts=("-"); per_target "$cs" && tgts=("${TARGETS[@]}")
+  for t in "${tgts[@]}"; do
+    key="$id@$t"
+    LABEL[$key]=$label; RCASE[$key]=$cs; BASE[$key]=$id; TGT[$key]=$t
+    REF[$key]=""; [[ -n $ref ]] && REF[$key]="$ref@$t"
+    # The MD5 ceiling is compared with -e onto the first target (a tmpfs by default).
+    [[ $id == md5_ceiling ]] && REF[$key]="$ref@${TARGETS[0]}"
+    DISABLED[$key]=0; NOTE[$key]=""; RATES[$key]=""; CPUS[$key]=""; RSSS[$key]=""
+    want "$cs" && ORDER+=("$key")
+  done
 done
-
-disable_braid() {  # disable_braid REASON ids...
-  local reason=$1 id; shift
-  for id in "$@"; do DISABLED[$id]=1; NOTE[$id]="skipped: $reason"; done
+keys_of() {  # keys_of ID...: every key of these rows
+  local id k
+  for id in "$@"; do for k in "${!BASE[@]}"; do [[ ${BASE[$k]} == "$id" ]] && echo "$k"; done; done
 }
-BRAID_IDS=(braid_ssh_file braid_auto_file braid_local_file braid_s1_file braid_s64_file braid_e_file braid_ssh_zero braid_local_zero
-           braid_small)
+
+disable_braid() {  # disable_braid REASON ids...: every target's row of each
+  local reason=$1 k; shift
+  for k in $(keys_of "$@"); do DISABLED[$k]=1; NOTE[$k]="skipped: $reason"; done
+}
+disable_key() {  # disable_key KEY REASON
+  DISABLED[$1]=1; NOTE[$1]=$2
+}
+BRAID_IDS=(braid_ssh_file braid_auto_file braid_local_file braid_s1_file braid_s64_file braid_ynone_file
+           braid_e_file braid_sha_file braid_xxh_file braid_ssh_zero braid_local_zero braid_tiny braid_small)
 
 # ---------------------------------------------------------------------------------------
 # braid pre-flight (untimed): can it run, copy locally, push over ssh, and does --size on
@@ -709,14 +803,20 @@ else
   if ! preflight "braidbench:"; then
     why="push over ssh failed: $(tail -1 "$WORK/t/pre.err" | cut -c1-160)"
     log "NOTE: braid $why"
-    disable_braid "$why" braid_ssh_file braid_auto_file braid_ssh_zero braid_small
+    disable_braid "$why" braid_ssh_file braid_auto_file braid_ssh_zero braid_tiny braid_small
+    variants=(braid_s1_file braid_s64_file braid_ynone_file braid_e_file braid_sha_file braid_xxh_file)
     if ((BRAID_LOCAL_OK)); then
       BRAID_VARIANT_DST=""
-      for id in braid_s1_file braid_s64_file braid_e_file; do LABEL[$id]="${LABEL[$id]} (local)"; done
+      for k in $(keys_of "${variants[@]}"); do LABEL[$k]="${LABEL[$k]} (local)"; done
     else
-      disable_braid "neither local nor ssh copies work" braid_s1_file braid_s64_file braid_e_file
+      disable_braid "neither local nor ssh copies work" "${variants[@]}"
     fi
   fi
+  # Options a binary from before issue 12 lacks: their rows are skipped, not failed.
+  help=$("$BRAID" --help 2>&1)
+  grep -q -- '--fsync' <<<"$help" || disable_braid "this braid has no -y/--fsync" braid_ynone_file
+  grep -q 'sha256' <<<"$help" || disable_braid "this braid has no -E sha256" braid_sha_file
+  grep -q 'xxh128' <<<"$help" || disable_braid "this braid has no -E xxh128" braid_xxh_file
   if ((BRAID_LOCAL_OK)); then
     zn=$((SIZE < (64 << 20) ? SIZE : (64 << 20)))
     fresh_rundir
@@ -734,54 +834,56 @@ fi
 
 if want zero && ! gridftp_zero_check; then
   log "NOTE: globus-url-copy -len from /dev/zero to a file did not give the bytes: its /dev/null row skipped"
-  DISABLED[gridftp_zero]=1; NOTE[gridftp_zero]="skipped: -len from /dev/zero did not give the bytes"
+  disable_key gridftp_zero@- "skipped: -len from /dev/zero did not give the bytes"
 fi
 fresh_rundir
 if want small && ! gridftpd_start; then
   log "NOTE: the GridFTP daemon for the small case did not start: its row skipped"
-  DISABLED[gridftp_small]=1; NOTE[gridftp_small]="skipped: GridFTP daemon did not start"
+  for k in $(keys_of gridftp_small); do disable_key "$k" "skipped: GridFTP daemon did not start"; done
 fi
 
 # ---------------------------------------------------------------------------------------
 # Rounds: every tool once per round, the order rotated each round.
-[[ -n $CSV ]] && echo "round,id,tool,case,ok,wall_s,mb_s,cpu_s,peak_rss_kib,error" >"$CSV"   # mb_s empty for small
+in_seconds() { [[ $1 == small || $1 == tiny ]]; }   # these cases report seconds, not MB/s
+[[ -n $CSV ]] && echo "round,id,tool,case,target,ok,wall_s,mb_s,cpu_s,peak_rss_kib,error" >"$CSV"   # mb_s empty for small, tiny
 n=${#ORDER[@]}
 for ((round = 1; round <= RUNS; round++)); do
   log "round $round/$RUNS"
   for ((k = 0; k < n; k++)); do
-    id=${ORDER[$(((k + round - 1) % n))]}
-    ((DISABLED[$id])) && continue
+    key=${ORDER[$(((k + round - 1) % n))]}
+    ((DISABLED[$key])) && continue
+    id=${BASE[$key]}; tgt=${TGT[$key]}; cs=${RCASE[$key]}
+    [[ $tgt != - ]] && use_target "$tgt"
     M_OK=0; M_ERR=""; M_SPLIT=""
     "job_$id"
     rm -rf -- "$RUNDIR"
     if ((M_OK)); then
-      case $id in
-        iperf3_mem) rate=$IPERF_RATE ;;
-        md5_ceiling) rate=$MD5_RATE; M_CPU=""; M_RSS="" ;;
-        *_small) rate=$M_WALL ;;   # seconds, not MB/s
-        *) rate=$(awk -v s="$SIZE" -v w="$M_WALL" 'BEGIN{printf "%.1f", s / w / 1e6}') ;;
-      esac
-      RATES[$id]+=" $rate"; CPUS[$id]+=" $M_CPU"; RSSS[$id]+=" $M_RSS"
+      if [[ $id == iperf3_mem ]]; then rate=$IPERF_RATE
+      elif [[ $id == md5_ceiling ]]; then rate=$MD5_RATE; M_CPU=""; M_RSS=""
+      elif in_seconds "$cs"; then rate=$M_WALL
+      else rate=$(awk -v s="$SIZE" -v w="$M_WALL" 'BEGIN{printf "%.1f", s / w / 1e6}')
+      fi
+      RATES[$key]+=" $rate"; CPUS[$key]+=" $M_CPU"; RSSS[$key]+=" $M_RSS"
       shown="$(printf '%8s MB/s %7ss' "$rate" "$M_WALL")"
-      [[ ${RCASE[$id]} == small ]] && shown="$(printf '%8s s' "$M_WALL")"
-      log "  $(printf '%-36s %-5s %s  cpu %6s  rss KiB %s' "${LABEL[$id]}" "${RCASE[$id]}" "$shown" "${M_CPU:--}" "${M_RSS:--}")"
+      in_seconds "$cs" && shown="$(printf '%8s s' "$M_WALL")"
+      log "  $(printf '%-36s %-5s %-5s %s  cpu %6s  rss KiB %s' "${LABEL[$key]}" "$cs" "$tgt" "$shown" "${M_CPU:--}" "${M_RSS:--}")"
       if [[ $id != md5_ceiling ]]; then
         log "      ($M_SPLIT; other processes ${M_OTHER}% of the CPUs)"
         OTHERS+=" $M_OTHER"
       fi
     else
       rate=""
-      log "  ${LABEL[$id]} (${RCASE[$id]}) FAILED: $M_ERR"
+      log "  ${LABEL[$key]} ($cs, $tgt) FAILED: $M_ERR"
       if [[ $id == braid_* ]]; then
-        NOTE[$id]="skipped after a failed copy: $M_ERR"
+        NOTE[$key]="skipped after a failed copy: $M_ERR"
       else
-        NOTE[$id]="failed: $M_ERR"
+        NOTE[$key]="failed: $M_ERR"
       fi
-      DISABLED[$id]=1
+      DISABLED[$key]=1
     fi
     if [[ -n $CSV ]]; then
-      csv_rate=$rate; [[ ${RCASE[$id]} == small ]] && csv_rate=""
-      printf '%d,%s,"%s",%s,%d,%s,%s,%s,%s,"%s"\n' "$round" "$id" "${LABEL[$id]}" "${RCASE[$id]}" \
+      csv_rate=$rate; in_seconds "$cs" && csv_rate=""
+      printf '%d,%s,"%s",%s,%s,%d,%s,%s,%s,%s,"%s"\n' "$round" "$id" "${LABEL[$key]}" "$cs" "$tgt" \
         "$M_OK" "$M_WALL" "$csv_rate" "$M_CPU" "$M_RSS" "${M_ERR//\"/\'}" >>"$CSV"
     fi
   done
@@ -789,21 +891,38 @@ done
 
 # ---------------------------------------------------------------------------------------
 # Results.
-declare -A MED_RATE
-for id in "${!LABEL[@]}"; do   # every row, so lookups of cases not run give ""
+declare -A MED_RATE MIN_RATE MAX_RATE
+for key in "${!LABEL[@]}"; do   # every row, so lookups of cases not run give ""
   # shellcheck disable=SC2086
-  MED_RATE[$id]=$(median ${RATES[$id]})
+  MED_RATE[$key]=$(median ${RATES[$key]})
+  # shellcheck disable=SC2086
+  MIN_RATE[$key]=$( [[ -n ${RATES[$key]// /} ]] && printf '%s\n' ${RATES[$key]} | sort -g | head -1)
+  # shellcheck disable=SC2086
+  MAX_RATE[$key]=$( [[ -n ${RATES[$key]// /} ]] && maxof ${RATES[$key]} )
 done
-fmt_row() {  # fmt_row ID -> "tool|case|MB/s (seconds for small)|CPU|RSS|ratio|note"
-  local id=$1 rate cpu rss ratio="" ref=${REF[$1]}
-  rate=${MED_RATE[$id]}
+# slowest run / median run, in time: for MB/s rows median/min, for seconds rows max/median.
+spread_of() {
+  local k=$1
+  [[ -n ${MED_RATE[$k]} ]] || { echo ""; return; }
+  if in_seconds "${RCASE[$k]}"; then
+    awk -v m="${MED_RATE[$k]}" -v x="${MAX_RATE[$k]}" 'BEGIN{printf "%.2f", x / m}'
+  else
+    awk -v m="${MED_RATE[$k]}" -v x="${MIN_RATE[$k]}" 'BEGIN{printf "%.2f", m / x}'
+  fi
+}
+fmt_num() {  # fmt_num CASE VALUE: seconds with 2 decimals, MB/s whole
+  [[ -n $2 ]] || { echo "n/a"; return; }
+  if in_seconds "$1"; then awk -v r="$2" 'BEGIN{printf "%.2f", r}'; else awk -v r="$2" 'BEGIN{printf "%.0f", r}'; fi
+}
+fmt_row() {  # fmt_row KEY -> "tool|case|target|median|min|max|slowest/median|CPU|RSS|ratio|note"
+  local k=$1 cs=${RCASE[$1]} cpu rss ratio="" ref=${REF[$1]} rate=${MED_RATE[$1]} lo hi
   # shellcheck disable=SC2086
-  cpu=$(median ${CPUS[$id]})
+  cpu=$(median ${CPUS[$k]})
   # shellcheck disable=SC2086
-  rss=$( [[ -n ${RSSS[$id]// /} ]] && maxof ${RSSS[$id]} )
+  rss=$( [[ -n ${RSSS[$k]// /} ]] && maxof ${RSSS[$k]} )
   [[ -n $rss ]] && rss=$(awk -v k="$rss" 'BEGIN{printf "%.1f", k / 1024}')
-  if [[ -n $rate && -n $ref && -n ${MED_RATE[$ref]} ]]; then
-    if [[ ${RCASE[$id]} == small ]]; then   # seconds: this row's time / braid's time
+  if [[ -n $rate && -n $ref && -n ${MED_RATE[$ref]:-} ]]; then
+    if in_seconds "$cs"; then   # seconds: this row's time / braid's time
       ratio=$(awk -v b="${MED_RATE[$ref]}" -v p="$rate" 'BEGIN{printf "%.2f", p / b}')
     else
       ratio=$(awk -v b="${MED_RATE[$ref]}" -v p="$rate" 'BEGIN{printf "%.2f", b / p}')
@@ -811,13 +930,10 @@ fmt_row() {  # fmt_row ID -> "tool|case|MB/s (seconds for small)|CPU|RSS|ratio|n
   elif [[ -z $ref ]]; then
     ratio="-"
   fi
-  if [[ -n $rate && ${RCASE[$id]} == small ]]; then
-    rate=$(awk -v r="$rate" 'BEGIN{printf "%.2f", r}')
-  elif [[ -n $rate ]]; then
-    rate=$(awk -v r="$rate" 'BEGIN{printf "%.0f", r}')
-  fi
-  printf '%s|%s|%s|%s|%s|%s|%s\n' "${LABEL[$id]}" "${RCASE[$id]}" "${rate:-n/a}" "${cpu:-"-"}" \
-    "${rss:-"-"}" "${ratio:-n/a}" "${NOTE[$id]}"
+  lo=${MIN_RATE[$k]}; hi=${MAX_RATE[$k]}
+  printf '%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s\n' "${LABEL[$k]}" "$cs" "${TGT[$k]}" \
+    "$(fmt_num "$cs" "$rate")" "$(fmt_num "$cs" "$lo")" "$(fmt_num "$cs" "$hi")" \
+    "$(spread_of "$k")" "${cpu:-"-"}" "${rss:-"-"}" "${ratio:-n/a}" "${NOTE[$k]}"
 }
 
 CPU_MODEL=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
@@ -829,27 +945,70 @@ IPERF_VER=$(iperf3 --version | head -1 | awk '{print $2}')
 OPENSSL_VER=$(openssl version | awk '{print $2}')
 
 ratio_line() {  # ratio_line A B TEXT: "TEXT: A/B" when both medians exist
-  [[ -n ${MED_RATE[$1]} && -n ${MED_RATE[$2]} ]] || return 0
+  [[ -n ${MED_RATE[$1]:-} && -n ${MED_RATE[$2]:-} ]] || return 0
   awk -v a="${MED_RATE[$1]}" -v b="${MED_RATE[$2]}" -v t="$3" 'BEGIN{printf "%s: %.2f\n", t, a / b}'
 }
+# check TEXT VALUE OP LIMIT: one line of the targets list, "met" or "MISSED".
+check() {
+  [[ -n $2 ]] || { echo "$1: not measured"; return 0; }
+  awk -v t="$1" -v v="$2" -v op="$3" -v l="$4" 'BEGIN{
+    ok = (op == ">=") ? (v >= l) : (v <= l)
+    printf "%s: %.2f (target %s %s): %s\n", t, v, op, l, ok ? "met" : "MISSED"}'
+}
+ratio_of() {  # ratio_of A B: median A / median B, or "" when either is missing
+  [[ -n ${MED_RATE[$1]:-} && -n ${MED_RATE[$2]:-} ]] || { echo ""; return; }
+  awk -v a="${MED_RATE[$1]}" -v b="${MED_RATE[$2]}" 'BEGIN{printf "%.4f", a / b}'
+}
 summary_lines() {
-  local o
+  local o t
   # shellcheck disable=SC2086
   o=$(median $OTHERS)
   if [[ -n $o ]]; then
     echo "other processes used ${o}% of the CPUs during a copy (median; above ~10% the figures are depressed, compare ratios)"
   fi
-  ratio_line braid_e_file md5_ceiling "braid -e file copy / one core's MD5 rate"
-  ratio_line braid_ssh_file iperf3_mem "braid file copy (ssh push) / iperf3 -P 8 ceiling"
-  ratio_line braid_ssh_zero iperf3_mem "braid /dev/zero->/dev/null (ssh push) / iperf3 -P 8 ceiling"
-  ratio_line braid_e_file braid_ssh_file "braid -e / braid without -e"
-  ratio_line braid_s1_file braid_ssh_file "braid -s 1 / -s 4"
-  ratio_line braid_s64_file braid_ssh_file "braid -s 64 / -s 4"
-  ratio_line braid_auto_file braid_ssh_file "braid -s auto (the default) / -s 4"
+  ratio_line braid_ssh_zero@- iperf3_mem@- "braid /dev/zero->/dev/null (ssh push) / iperf3 -P 8 ceiling"
+  for t in "${TARGETS[@]}"; do
+    ratio_line "braid_auto_file@$t" "braid_ssh_file@$t" "onto $t: braid default / -s 4"
+    ratio_line "braid_s64_file@$t" "braid_ssh_file@$t" "onto $t: braid -s 64 / -s 4"
+    ratio_line "braid_e_file@$t" "braid_auto_file@$t" "onto $t: braid -e / braid without a hash"
+    ratio_line "braid_sha_file@$t" "braid_auto_file@$t" "onto $t: braid -E sha256 / braid without a hash"
+  done
+}
+# The targets of issue 12, each with its figure from this run.
+target_lines() {
+  local t=${TARGETS[0]} spread cp_spread
+  if [[ -n ${TDIR[disk]:-} ]]; then
+    check "onto disk: braid default / cp+sync (median)" "$(ratio_of braid_auto_file@disk cpsync_file@disk)" ">=" 0.95
+    spread=$(spread_of braid_auto_file@disk); cp_spread=$(spread_of cpsync_file@disk)
+    if [[ -n $spread && -n $cp_spread ]]; then
+      check "onto disk: braid default slowest/median (cp+sync's own: $cp_spread)" "$spread" "<=" \
+        "$(awk -v a=1.3 -v b="$cp_spread" 'BEGIN{print (a > b) ? a : b}')"
+    fi
+    check "onto disk: braid -y none / globus-url-copy -p 4" "$(ratio_of braid_ynone_file@disk gridftp_file@disk)" ">=" 1.0
+    check "onto disk: braid -s 1 / -s 4" "$(ratio_of braid_s1_file@disk braid_ssh_file@disk)" ">=" 0.8
+    check "onto disk: 10,000 x 4 KiB, rsync -a time / braid time" "$(ratio_of rsync_small@disk braid_small@disk)" ">=" 1.5
+  fi
+  if [[ -n ${TDIR[tmpfs]:-} ]]; then
+    check "onto tmpfs: braid -y none / globus-url-copy -fast -p 4" "$(ratio_of braid_ynone_file@tmpfs gridftp_fast_file@tmpfs)" ">=" 1.0
+  fi
+  for t in "${TARGETS[@]}"; do
+    check "onto $t: 1-byte push, braid time / scp time" "$(ratio_of braid_tiny@$t scp_tiny@$t)" "<=" 1.2
+  done
+  t=${TARGETS[0]}
+  check "onto $t: braid -e / one core's MD5 rate" "$(ratio_of braid_e_file@$t md5_ceiling@-)" ">=" 0.65
+  check "onto $t: braid -E xxh128 / braid without a hash" "$(ratio_of braid_xxh_file@$t braid_auto_file@$t)" ">=" 0.8
+  for t in "${TARGETS[@]}"; do
+    # shellcheck disable=SC2086
+    rss=$( [[ -n ${RSSS[braid_s64_file@$t]// /} ]] && maxof ${RSSS[braid_s64_file@$t]} )
+    [[ -n $rss ]] && check "onto $t: peak RSS MiB of one process at -s 64" "$(awk -v k="$rss" 'BEGIN{print k / 1024}')" "<=" 256
+  done
+  return 0
 }
 env_line() {
-  printf '%s, %s cores, Linux %s; %s bytes (%s) per copy, median of %s run(s); target %s.\n' \
-    "${CPU_MODEL:-unknown CPU}" "$(nproc)" "$(uname -r)" "$SIZE" "$SIZE_STR" "$RUNS" "$TARGET_KIND"
+  local t
+  printf '%s, %s cores, Linux %s; %s bytes (%s) per copy; min, median and max of %s run(s).\n' \
+    "${CPU_MODEL:-unknown CPU}" "$(nproc)" "$(uname -r)" "$SIZE" "$SIZE_STR" "$RUNS"
+  for t in "${TARGETS[@]}"; do printf 'Target %s: %s.\n' "$t" "${TKIND[$t]}"; done
   printf 'braid %s; %s (cipher %s); rsync %s; globus-url-copy %s; iperf3 %s; OpenSSL %s.\n' \
     "$BRAID_VERSION" "$SSH_VER" "${SSH_CIPHER:-default}" "$RSYNC_VER" "$GUC_VER" "$IPERF_VER" "$OPENSSL_VER"
   if [[ $CASES_ARG != "$ALL_CASES" ]]; then printf 'Cases run: %s.\n' "$CASES_ARG"; fi
@@ -859,24 +1018,30 @@ env_line() {
   fi
 }
 NOTES_TEXT="MB/s is 10^6 bytes/s over the client's wall clock (setup included), except iperf3
-(its own receiver rate) and openssl md5 (its hashing rate). CPU s is user+sys at both ends
+(its own receiver rate) and openssl md5 (its hashing rate); min and max are the slowest and
+fastest run, slow/med the slowest run's time over the median's. CPU s is user+sys at both ends
 (client with children, plus the sshd session or the server process); peak RSS is the largest
-single process at either end. braid ratio = the braid row compared (braid -s 4 over ssh for
-the peers and the ceiling, braid -e for the MD5 ceiling) divided by this row: above 1, braid
+single process at either end. braid ratio = the braid row compared (the default push onto the
+same target for the peers, braid -e for the MD5 ceiling) divided by this row: above 1, braid
 is faster. file = page-cached random file to a file; zero = /dev/zero to /dev/null; every
 file copy is compared with cmp, pipes and /dev/null by the byte count the tool reports
 (braid and globus-url-copy to /dev/null by exit status, after an untimed check that their
-reads of /dev/zero to a file give the bytes). small = the tree of small files: median
-seconds (client wall clock, setup included) instead of MB/s, and braid ratio = this row's
-seconds / braid's seconds (above 1, braid is faster); each copy lands in an emptied
-target after \`sync\` and is compared with diff -r."
+reads of /dev/zero to a file give the bytes). tiny = a 1-byte file and small = the tree of
+small files: seconds (client wall clock, setup included) instead of MB/s, and braid ratio =
+this row's seconds / braid's seconds (above 1, braid is faster); each copy lands in an
+emptied target after \`sync\` and is compared with cmp or diff -r. braid syncs every file
+before it renames it (unless -y none); cp+sync and dd conv=fdatasync are the durable limit;
+scp, rsync and globus-url-copy return before their data is on disk."
 
-ids_of_table() {  # ids_of_table 0|1: the rows in ORDER of the MB/s table (0) or the small one (1)
-  local id is_small found=1
-  for id in "${ORDER[@]}"; do
-    is_small=0; [[ ${RCASE[$id]} == small ]] && is_small=1
-    ((is_small == $1)) || continue
-    echo "$id"; found=0
+ids_of_table() {  # ids_of_table 0|1: the keys of the MB/s table (0) or the seconds one (1), by target
+  local k t secs found=1
+  for t in "${TARGETS[@]}" -; do
+    for k in "${ORDER[@]}"; do
+      [[ ${TGT[$k]} == "$t" ]] || continue
+      secs=0; in_seconds "${RCASE[$k]}" && secs=1
+      ((secs == $1)) || continue
+      echo "$k"; found=0
+    done
   done
   return "$found"
 }
@@ -885,46 +1050,53 @@ print_table() {
   echo "braid benchmark on loopback"
   env_line | sed 's/^/  /'
   echo
-  local id small_table unit
-  for small_table in 0 1; do
-    unit="MB/s"; ((small_table)) && unit="seconds"
-    ids_of_table "$small_table" >/dev/null || continue
-    printf '%-38s %-5s %9s %8s %9s %7s  %s\n' "tool" "case" "$unit" "CPU s" "RSS MiB" "braid" "note"
-    printf '%-38s %-5s %9s %8s %9s %7s\n' "----" "----" "----" "-----" "-------" "-----"
-    for id in $(ids_of_table "$small_table"); do
-      IFS='|' read -r t c r cpu rss ratio note <<<"$(fmt_row "$id")"
-      printf '%-38s %-5s %9s %8s %9s %7s  %s\n' "$t" "$c" "$r" "$cpu" "$rss" "$ratio" "$note"
+  local k secs unit
+  for secs in 0 1; do
+    unit="MB/s"; ((secs)) && unit="seconds"
+    ids_of_table "$secs" >/dev/null || continue
+    printf '%-38s %-5s %-6s %8s %8s %8s %5s %7s %8s %6s  %s\n' "tool" "case" "target" "$unit" "min" "max" \
+      "s/med" "CPU s" "RSS MiB" "braid" "note"
+    for k in $(ids_of_table "$secs"); do
+      IFS='|' read -r t c tg r lo hi sp cpu rss ratio note <<<"$(fmt_row "$k")"
+      printf '%-38s %-5s %-6s %8s %8s %8s %5s %7s %8s %6s  %s\n' "$t" "$c" "$tg" "$r" "$lo" "$hi" "${sp:--}" \
+        "$cpu" "$rss" "$ratio" "$note"
     done
     echo
   done
   summary_lines | sed 's/^/  /'
+  echo
+  echo "  targets (issue 12):"
+  target_lines | sed 's/^/    /'
   echo
   while IFS= read -r l; do echo "  $l"; done <<<"$NOTES_TEXT"
 }
 
 write_markdown() {
   {
-    echo "## Loopback benchmark ($(date +%Y-%m-%d))"
+    echo "### Loopback benchmark ($(date +%Y-%m-%d))"
     echo
     env_line
     echo
-    local cases_opt=""
-    [[ $CASES_ARG != "$ALL_CASES" ]] && cases_opt=" --cases $CASES_ARG"
-    echo "Produced by \`tools/bench/bench.sh --size $SIZE_STR --runs $RUNS$cases_opt\`."
+    echo "Produced by \`tools/bench/bench.sh $BENCH_ARGS\`."
     echo
-    local id small_table unit
-    for small_table in 0 1; do
-      unit="MB/s"; ((small_table)) && unit="seconds"
-      ids_of_table "$small_table" >/dev/null || continue
-      echo "| tool | case | $unit | CPU s | peak RSS MiB | braid ratio | note |"
-      echo "|---|---|---:|---:|---:|---:|---|"
-      for id in $(ids_of_table "$small_table"); do
-        IFS='|' read -r t c r cpu rss ratio note <<<"$(fmt_row "$id")"
-        printf '| %s | %s | %s | %s | %s | %s | %s |\n' "${t//|/\\|}" "$c" "$r" "$cpu" "$rss" "$ratio" "$note"
+    local k secs unit
+    for secs in 0 1; do
+      unit="MB/s"; ((secs)) && unit="seconds"
+      ids_of_table "$secs" >/dev/null || continue
+      echo "| tool | case | target | $unit | min | max | slowest/median | CPU s | peak RSS MiB | braid ratio | note |"
+      echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
+      for k in $(ids_of_table "$secs"); do
+        IFS='|' read -r t c tg r lo hi sp cpu rss ratio note <<<"$(fmt_row "$k")"
+        printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "${t//|/\\|}" "$c" "$tg" "$r" \
+          "$lo" "$hi" "${sp:--}" "$cpu" "$rss" "$ratio" "$note"
       done
       echo
     done
     summary_lines | sed 's/^/- /'
+    echo
+    echo "Targets (issue 12), from this run:"
+    echo
+    target_lines | sed 's/^/- /'
     echo
     echo "$NOTES_TEXT"
   } >"$OUT"
