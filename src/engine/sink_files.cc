@@ -8,7 +8,6 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <set>
 
 #include "braid/error.h"
 
@@ -79,6 +78,7 @@ void SinkFiles::Prepare(bool force) {
   struct stat st {};
   if (::stat(root.c_str(), &st) != 0) Fail(root, errno);
   if (!S_ISDIR(st.st_mode)) Fail(root, ENOTDIR);
+  std::set<std::string> gained;  ///< directories that got a new entry here
   for (auto& f : files_) {
     const std::string& path = f.final_path;
     struct stat existing {};
@@ -91,6 +91,7 @@ void SinkFiles::Prepare(bool force) {
         if (::mkdir(path.c_str(), (f.entry.mode & 07777) | 0700) != 0) {
           Fail(path, errno);
         }
+        gained.insert(Parent(path));
         break;
       case FileKind::kSymlink:
         if (exists && !force) {
@@ -106,6 +107,7 @@ void SinkFiles::Prepare(bool force) {
           ::utimensat(AT_FDCWD, path.c_str(), EntryTimes(f.entry).times, AT_SYMLINK_NOFOLLOW);
         }
         f.committed = true;
+        gained.insert(Parent(path));
         break;
       case FileKind::kRegular:
       case FileKind::kStream:
@@ -118,6 +120,22 @@ void SinkFiles::Prepare(bool force) {
         break;
     }
   }
+  if (fsync_ == FsyncPolicy::kDataAndDirs) SyncEach(gained);
+}
+
+void SinkFiles::SyncEach(const std::set<std::string>& directories) const {
+  for (const std::string& dir : directories) {
+    UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd.valid()) Fail(dir, errno);
+    if (::fsync(fd.get()) != 0) Fail(dir, errno);
+  }
+}
+
+void SinkFiles::SyncDirectories(const std::vector<std::uint32_t>& ids) {
+  if (fsync_ != FsyncPolicy::kDataAndDirs || plan_.mode == TargetPlan::Mode::kStream) return;
+  std::set<std::string> parents;
+  for (std::uint32_t id : ids) parents.insert(Parent(files_[id].final_path));
+  SyncEach(parents);
 }
 
 SinkFile& SinkFiles::Lookup(std::uint32_t id) {
@@ -296,6 +314,7 @@ void SinkFiles::FinishDirectories() {
 }
 
 void SinkFiles::MakeDurable(const std::vector<std::uint32_t>& ids) {
+  if (fsync_ == FsyncPolicy::kNone) return;
   if (plan_.mode == TargetPlan::Mode::kStream || ids.empty()) return;
   if (ids.size() == 1) {
     int fd = OpenPartial(ids.front());
