@@ -128,7 +128,7 @@ class SinkFiles {
   void AfterAdd(SinkFile& f, std::unique_lock<std::mutex>& lock);
   int OpenLocked(SinkFile& f);
   /// Starts writing a just-written block to the disk (d and dd), without waiting.
-  void StartWriteback(int fd, std::uint64_t offset, std::uint32_t length) const;
+  void StartWriteback(const SinkFile& f, int fd, std::uint64_t offset, std::uint32_t length) const;
   /// fsync of each directory named, once each; throws naming the one that fails.
   void SyncEach(const std::set<std::string>& directories) const;
 
