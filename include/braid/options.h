@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "braid/endpoint.h"
+#include "braid/fsync_policy.h"
 
 namespace braid {
 
@@ -61,6 +62,9 @@ struct Options {
   bool no_resume = false;       ///< --no-resume: discard partial state and start over
   bool verify_kept = true;      ///< --no-verify-kept clears it
   bool remove_partial = false;  ///< --remove-partial: delete partial state on failure
+
+  /// -y none|d|dd: what a file's rename waits for (docs/braid.1).
+  FsyncPolicy fsync = FsyncPolicy::kData;
 
   // Networks (docs/networks.md).
   bool reverse = false;        ///< -z: the source listens, the sink connects

@@ -159,6 +159,7 @@ struct RawArgs {
   bool version = false;
   bool keep = false;
   bool no_verify_kept = false;
+  std::string fsync;
   std::string port_range;
   bool ipv4 = false;
   bool ipv6 = false;
@@ -257,6 +258,10 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_flag("-k,--keep", raw.keep, "Keep partial files on failure (the default; for bbcp)");
   app.add_flag("--remove-partial", options.remove_partial,
                "On failure, delete partial files and journals instead of keeping them");
+  app.add_option("-y,--fsync", raw.fsync,
+                 "What a file's rename waits for: none (not the disk), d (its data, the "
+                 "default), dd (data and directory entries)")
+      ->type_name("none|d|dd");
   app.add_flag("--version", raw.version, "Print the version and exit");
 
   // Hidden: how the agent starts the far end of a transfer.
@@ -311,6 +316,14 @@ std::pair<std::uint16_t, std::uint16_t> ParsePortRange(const std::string& text) 
     Fail("-Z/--port-range must be A:B with 1 <= A <= B <= 65535, got " + Quote(text));
   }
   return {static_cast<std::uint16_t>(lo), static_cast<std::uint16_t>(hi)};
+}
+
+/// -y none|d|dd (bbcp's letters).
+FsyncPolicy ParseFsyncPolicy(const std::string& text) {
+  if (text == "none") return FsyncPolicy::kNone;
+  if (text == "d") return FsyncPolicy::kData;
+  if (text == "dd") return FsyncPolicy::kDataAndDirs;
+  Fail("-y/--fsync must be none, d (data) or dd (data and directory entries), got " + Quote(text));
 }
 
 /// Converts and range-checks what CLI11 collected. Presence is taken from `app`, so an
@@ -388,6 +401,7 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   if (options.polite && !options.streams_auto) Fail("--polite needs -s auto");
   if (raw.keep && options.remove_partial) Fail("-k/--keep and --remove-partial contradict");
   if (raw.no_verify_kept) options.verify_kept = false;
+  if (given("--fsync")) options.fsync = ParseFsyncPolicy(raw.fsync);
   if (raw.ipv4 && raw.ipv6) Fail("-4 and -6 contradict");
   options.family = raw.ipv4 ? 4 : raw.ipv6 ? 6 : 0;
   if (given("--port-range")) {

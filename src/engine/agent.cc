@@ -174,6 +174,7 @@ class Agent {
                                           : ResumeMode::kAuto;
     sink_open.verify_kept = options_.verify_kept;
     sink_open.keep_partial = !options_.remove_partial;
+    sink_open.fsync = options_.fsync;
     sink_->Send(sink_open);
 
     SinkReady ready = WaitForReady();

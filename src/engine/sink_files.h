@@ -12,11 +12,13 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "braid/file_entry.h"
+#include "braid/fsync_policy.h"
 #include "braid/unique_fd.h"
 #include "engine/range_set.h"
 #include "engine/target_plan.h"
@@ -46,8 +48,13 @@ class SinkFiles {
  public:
   SinkFiles(std::vector<FileEntry> entries, TargetPlan plan, std::string host, bool preserve);
 
+  /// -y: what MakeDurable and SyncDirectories wait for (kData unless set).
+  void SetFsync(FsyncPolicy policy) { fsync_ = policy; }
+  FsyncPolicy fsync() const { return fsync_; }
+
   /// Creates directories and links, and refuses to replace existing files
-  /// unless `force`. Throws BraidError naming host and path.
+  /// unless `force`. With -y dd, syncs the directories that gained them.
+  /// Throws BraidError naming host and path.
   void Prepare(bool force);
 
   /// Throws BraidError(kProtocol) unless [offset, offset+length) of file `id`
@@ -69,8 +76,11 @@ class SinkFiles {
   bool WaitComplete(std::uint32_t id);
 
   /// Syncs the data of these complete files to disk: one fdatasync for one
-  /// file, one syncfs for a batch.
+  /// file, one syncfs for a batch. Nothing with -y none.
   void MakeDurable(const std::vector<std::uint32_t>& ids);
+  /// With -y dd, after Commit: fsyncs each directory these files were renamed
+  /// into, once, so their names survive a crash. Nothing otherwise.
+  void SyncDirectories(const std::vector<std::uint32_t>& ids);
   /// Applies owner, mode and times and renames the partial file into place.
   /// Call MakeDurable first, so a crash can never leave a short file under
   /// the final name.
@@ -117,11 +127,16 @@ class SinkFiles {
   SinkFile& Lookup(std::uint32_t id);
   void AfterAdd(SinkFile& f, std::unique_lock<std::mutex>& lock);
   int OpenLocked(SinkFile& f);
+  /// Starts writing a just-written block to the disk (d and dd), without waiting.
+  void StartWriteback(const SinkFile& f, int fd, std::uint64_t offset, std::uint32_t length) const;
+  /// fsync of each directory named, once each; throws naming the one that fails.
+  void SyncEach(const std::set<std::string>& directories) const;
 
   std::vector<SinkFile> files_;
   TargetPlan plan_;
   std::string host_;
   bool preserve_;
+  FsyncPolicy fsync_ = FsyncPolicy::kData;  ///< set before the receivers start
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::uint64_t bytes_ = 0;

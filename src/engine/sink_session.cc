@@ -425,6 +425,10 @@ void SinkSession::Impl::CommitAll(const SinkCallbacks& callbacks) {
       files->Commit(done.id, open.force);
       // The file is whole under its final name; its journal has nothing left to say.
       journals->Remove(done.id);
+    }
+    // -y dd: the names are on disk before the agent hears the files are done.
+    files->SyncDirectories(batch);
+    for (const FileDone& done : verdicts) {
       callbacks.file_done(done);
       std::lock_guard lock(mutex);
       ++committed;
@@ -446,6 +450,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   CheckListShape(s.entries);
   TargetPlan plan = PlanTarget(s.open.target, info, s.open.top_count, s.entries, s.host);
   s.files = std::make_unique<SinkFiles>(s.entries, plan, s.host, s.open.preserve);
+  s.files->SetFsync(s.open.fsync);
   s.warn = callbacks.warn;
   s.state_bytes = &state_.bytes;
   s.journals = std::make_unique<JournalFiles>(s.host);
@@ -602,6 +607,11 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
 }
 
 void SinkSession::Impl::CheckpointLoop(TransferState& state) {
+  // -y none: no sync while the copy runs, so no checkpoint either (a journal
+  // record needs its block synced). Only a failure journals, after its sync
+  // (KeepPartials); a crash of the sink leaves no journal, and the re-run
+  // copies those files from the start.
+  if (open.fsync == FsyncPolicy::kNone) return;
   std::unique_lock lock(checkpoint_mutex);
   while (!checkpoints_done && !state.failed()) {
     checkpoint_cv.wait_for(lock, kCheckpointInterval);

@@ -279,6 +279,7 @@ struct Encoder {
     w.U8(static_cast<std::uint8_t>(m.resume));
     PutBool(w, m.verify_kept);
     PutBool(w, m.keep_partial);
+    w.U8(static_cast<std::uint8_t>(m.fsync));
   }
   void operator()(const SinkReady& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kSinkReady));
@@ -404,6 +405,9 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.resume = static_cast<ResumeMode>(resume);
       m.verify_kept = GetBool(r);
       m.keep_partial = GetBool(r);
+      std::uint8_t fsync = r.U8();
+      if (fsync > kMaxFsyncPolicy) WireReader::Fail("unknown fsync policy");
+      m.fsync = static_cast<FsyncPolicy>(fsync);
       return m;
     }
     case MessageType::kSinkReady: {

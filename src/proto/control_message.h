@@ -13,6 +13,7 @@
 
 #include "braid/error.h"
 #include "braid/file_entry.h"
+#include "braid/fsync_policy.h"
 #include "security/md5_digest.h"
 #include "security/session_secret.h"
 
@@ -120,6 +121,7 @@ struct SinkOpen {
   ResumeMode resume = ResumeMode::kAuto;
   bool verify_kept = true;   ///< re-read kept blocks against the journal before trusting them
   bool keep_partial = true;  ///< on failure keep partial files and journals for a re-run
+  FsyncPolicy fsync = FsyncPolicy::kData;  ///< -y: what a rename waits for
 };
 /// A byte range [begin, end) of one file.
 using ByteRange = std::pair<std::uint64_t, std::uint64_t>;

@@ -193,7 +193,20 @@ class Server {
   /// Runs a session with a progress reporter beside it, then reports the end.
   template <typename Fn>
   void RunWork(TransferState& state, Fn fn) {
-    std::atomic<bool> done{false};
+    // The reporter waits on `wake`, not in a sleep: a session that ends stops
+    // it at once, rather than costing every copy up to one interval (200 ms
+    // here; a whole command was quantised in 0.2 s steps).
+    std::mutex wake_mutex;
+    std::condition_variable wake;
+    bool done = false;  // guarded by wake_mutex
+    auto stop_reporter = [&](std::thread& reporter) {
+      {
+        std::lock_guard lock(wake_mutex);
+        done = true;
+      }
+      wake.notify_all();
+      reporter.join();
+    };
     auto progress = [&] {
       Progress p;
       p.bytes = state.bytes.load();
@@ -207,26 +220,26 @@ class Server {
       return p;
     };
     std::thread reporter([&] {
-      while (!done.load()) {
-        std::this_thread::sleep_for(kProgressInterval);
+      std::unique_lock lock(wake_mutex);
+      while (!wake.wait_for(lock, kProgressInterval, [&] { return done; })) {
+        lock.unlock();
         try {
           channel_.Send(progress());
         } catch (const BraidError&) {
           return;
         }
+        lock.lock();
       }
     });
     try {
       fn();
-      done = true;
-      reporter.join();
+      stop_reporter(reporter);
       // The final counts, so the agent's per-stream totals are exact, not 200 ms old.
       channel_.Send(progress());
       channel_.Send(Done{state.bytes.load(), state.files_done.load(), state.streams.load(),
                          state.wire_bytes.load()});
     } catch (const BraidError& e) {
-      done = true;
-      reporter.join();
+      stop_reporter(reporter);
       if (e.code() != ErrorCode::kInterrupted) SendError(e);
     }
     std::lock_guard lock(done_mutex_);

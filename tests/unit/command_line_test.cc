@@ -399,5 +399,23 @@ TEST(CommandLineTest, SshCommandFromConfigFile) {
   std::filesystem::remove_all(tmpl);
 }
 
+TEST(CommandLineTest, FsyncPolicy) {
+  EXPECT_EQ(Parse({"a", "b"}).options.fsync, FsyncPolicy::kData);
+  EXPECT_EQ(Parse({"-y", "none", "a", "b"}).options.fsync, FsyncPolicy::kNone);
+  EXPECT_EQ(Parse({"-y", "d", "a", "b"}).options.fsync, FsyncPolicy::kData);
+  EXPECT_EQ(Parse({"--fsync", "dd", "a", "b"}).options.fsync, FsyncPolicy::kDataAndDirs);
+  EXPECT_EQ(Parse({"--fsync=none", "a", "b"}).options.fsync, FsyncPolicy::kNone);
+  EXPECT_EQ(Parse({"-y", "none", "-y", "dd", "a", "b"}).options.fsync, FsyncPolicy::kDataAndDirs);
+  for (const char* bad : {"", "D", "data", "ddd", "n", "0", "yes"}) {
+    EXPECT_TRUE(Contains(UsageError({"-y", bad, "a", "b"}),
+                         "-y/--fsync must be none, d (data) or dd (data and directory entries)"))
+        << bad;
+  }
+  UsageError({"a", "b", "-y"});
+  std::string out;
+  Parse({"--help"}, &out);
+  EXPECT_TRUE(Contains(out, "--fsync")) << out;
+}
+
 }  // namespace
 }  // namespace braid

@@ -368,6 +368,21 @@ TEST(ControlMessageTest, SinkOpenRoundTrip) {
   EXPECT_EQ(out.listen_address, "");
 }
 
+TEST(ControlMessageTest, SinkOpenCarriesTheFsyncPolicy) {
+  SinkOpen in = SampleSinkOpen();
+  EXPECT_EQ(RoundTrip(in).fsync, FsyncPolicy::kData);
+  for (FsyncPolicy p : {FsyncPolicy::kNone, FsyncPolicy::kData, FsyncPolicy::kDataAndDirs}) {
+    in.fsync = p;
+    EXPECT_EQ(RoundTrip(in).fsync, p);
+  }
+  // The policy is the message's last byte: a value this build does not know is refused.
+  std::vector<std::uint8_t> bytes = EncodeMessage(in);
+  for (std::uint8_t bad : {std::uint8_t{3}, std::uint8_t{0xff}}) {
+    bytes.back() = bad;
+    EXPECT_EQ(DecodeError(bytes), ErrorCode::kProtocol) << int{bad};
+  }
+}
+
 TEST(ControlMessageTest, SinkReadyRoundTrip) {
   SinkReady in{{"10.0.0.1", "::1"}, 1, {}, 0, 0};
   SinkReady out = RoundTrip(in);

@@ -1,0 +1,222 @@
+// -y, --fsync none|d|dd through the real binary: every policy copies files and
+// trees correctly, the syncs each one makes are seen with strace, and -y none
+// still keeps and resumes what a broken copy wrote.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/background_braid.h"
+#include "support/process_runner.h"
+#include "support/sshd_fixture.h"
+#include "support/test_files.h"
+
+namespace braid {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BackgroundBraid;
+using testing::Exists;
+using testing::FileSize;
+using testing::RunBraid;
+using testing::RunProcess;
+using testing::SameContents;
+using testing::SshdFixture;
+using testing::WaitFor;
+using testing::WritePatternFile;
+
+constexpr std::uint64_t kMiB = 1u << 20;
+const char* const kPolicies[] = {"none", "d", "dd"};
+
+/// The sync calls strace saw: one line each, with -y's path of the descriptor.
+struct Syncs {
+  std::vector<std::string> lines;
+  int Count(const std::string& call) const {
+    int n = 0;
+    for (const auto& l : lines) n += l.find(call + "(") != std::string::npos ? 1 : 0;
+    return n;
+  }
+  /// fsync calls on exactly this directory.
+  int DirectoryFsyncs(const std::string& dir) const {
+    int n = 0;
+    for (const auto& l : lines)
+      n += l.find("fsync(") != std::string::npos && l.find("<" + dir + ">") != std::string::npos
+               ? 1
+               : 0;
+    return n;
+  }
+  std::string All() const {
+    std::string s;
+    for (const auto& l : lines) s += l + "\n";
+    return s;
+  }
+};
+
+class FsyncTest : public ::testing::Test {
+ protected:
+  SshdFixture& sshd = SshdFixture::Get();
+  std::string dir = sshd.scratch_dir();
+
+  std::string Remote(const std::string& path) const { return sshd.alias() + ":" + path; }
+
+  /// A small tree: two levels of directories, files of a few sizes, a link.
+  std::string MakeTree(const std::string& name) {
+    std::string root = dir + "/" + name;
+    fs::create_directories(root + "/a/b");
+    fs::create_directories(root + "/c");
+    WritePatternFile(root + "/top.bin", 3 * kMiB + 5, 1);
+    WritePatternFile(root + "/a/one.bin", 4096, 2);
+    WritePatternFile(root + "/a/b/two.bin", 0, 3);
+    WritePatternFile(root + "/c/three.bin", 5 * kMiB, 4);
+    fs::create_symlink("top.bin", root + "/c/link");
+    return root;
+  }
+
+  static void ExpectSameTree(const std::string& a, const std::string& b) {
+    for (const char* rel : {"/top.bin", "/a/one.bin", "/a/b/two.bin", "/c/three.bin"}) {
+      std::string why;
+      EXPECT_TRUE(SameContents(a + rel, b + rel, &why)) << rel << ": " << why;
+    }
+    EXPECT_EQ(fs::read_symlink(b + "/c/link"), "top.bin");
+  }
+
+  /// Runs a local copy under strace -f (the local servers are its children).
+  Syncs Traced(std::vector<std::string> args) {
+    std::string log = dir + "/strace.log";
+    fs::remove(log);
+    std::vector<std::string> argv{
+        "strace", "-f", "-qq", "-y", "-e", "trace=fdatasync,fsync,syncfs", "-o", log, BRAID_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = RunProcess(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    Syncs s;
+    std::ifstream in(log);
+    for (std::string line; std::getline(in, line);) {
+      if (line.find("sync") != std::string::npos) s.lines.push_back(line);
+    }
+    return s;
+  }
+
+  static bool HaveStrace() { return RunProcess({"strace", "-V"}).exit_code == 0; }
+};
+
+TEST_F(FsyncTest, EveryPolicyCopiesAFileLocallyAndPushed) {
+  std::string src = dir + "/policy.src";
+  WritePatternFile(src, 9 * kMiB + 77, 9);
+  for (const char* policy : kPolicies) {
+    SCOPED_TRACE(policy);
+    for (bool remote : {false, true}) {
+      std::string dst = dir + "/policy-" + policy + (remote ? "-push" : "-local");
+      auto r = RunBraid({"-y", policy, src, remote ? Remote(dst) : dst});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      std::string why;
+      EXPECT_TRUE(SameContents(src, dst, &why)) << why;
+      EXPECT_FALSE(Exists(dst + ".braid-part"));
+      EXPECT_FALSE(Exists(dst + ".braid-journal"));
+    }
+  }
+}
+
+TEST_F(FsyncTest, EveryPolicyCopiesATree) {
+  std::string src = MakeTree("tree-src");
+  for (const char* policy : kPolicies) {
+    SCOPED_TRACE(policy);
+    std::string dst = dir + "/tree-" + policy;
+    auto r = RunBraid({"-r", "-y", policy, src, Remote(dst)});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectSameTree(src, dst);
+  }
+}
+
+TEST_F(FsyncTest, NoneMakesNoSyncAtAll) {
+  if (!HaveStrace()) GTEST_SKIP() << "strace is not installed";
+  std::string src = dir + "/nosync.src";
+  WritePatternFile(src, 70 * kMiB, 5);
+  Syncs s = Traced({"-y", "none", src, dir + "/nosync.dst"});
+  EXPECT_TRUE(s.lines.empty()) << s.All();
+  EXPECT_TRUE(SameContents(src, dir + "/nosync.dst"));
+
+  std::string tree = MakeTree("nosync-tree");
+  s = Traced({"-r", "-y", "none", tree, dir + "/nosync-tree.dst"});
+  EXPECT_TRUE(s.lines.empty()) << s.All();
+  ExpectSameTree(tree, dir + "/nosync-tree.dst");
+}
+
+TEST_F(FsyncTest, DataSyncsFilesButNoDirectory) {
+  if (!HaveStrace()) GTEST_SKIP() << "strace is not installed";
+  std::string src = dir + "/datasync.src";
+  WritePatternFile(src, 3 * kMiB, 6);
+  std::string out = dir + "/datasync-out";
+  fs::create_directories(out);
+  Syncs s = Traced({"-y", "d", src, out + "/"});
+  EXPECT_GE(s.Count("fdatasync") + s.Count("syncfs"), 1) << s.All();
+  EXPECT_EQ(s.DirectoryFsyncs(out), 0) << s.All();
+  // The default is d.
+  Syncs plain = Traced({"-f", src, out + "/"});
+  EXPECT_GE(plain.Count("fdatasync") + plain.Count("syncfs"), 1) << plain.All();
+  EXPECT_EQ(plain.DirectoryFsyncs(out), 0) << plain.All();
+}
+
+TEST_F(FsyncTest, DataAndDirectoriesSyncsEveryDirectoryThatGainedAName) {
+  if (!HaveStrace()) GTEST_SKIP() << "strace is not installed";
+  std::string tree = MakeTree("dd-tree");
+  std::string dst = dir + "/dd-tree.dst";
+  Syncs s = Traced({"-r", "-y", "dd", tree, dst});
+  ExpectSameTree(tree, dst);
+  EXPECT_GE(s.Count("fdatasync") + s.Count("syncfs"), 1) << s.All();
+  // The directory that gained the tree's root, and every directory inside
+  // that gained a file, a directory or a link.
+  for (const std::string& d : {dir, dst, dst + "/a", dst + "/a/b", dst + "/c"}) {
+    EXPECT_GE(s.DirectoryFsyncs(d), 1) << d << "\n" << s.All();
+  }
+}
+
+/// -y none takes no checkpoints while the copy runs, but a copy that fails
+/// still syncs what it wrote, journals it, and the re-run resumes.
+TEST_F(FsyncTest, NoneStillKeepsAndResumesABrokenCopy) {
+  std::string src = dir + "/none-resume.src";
+  constexpr std::uint64_t kSize = 512 * kMiB;
+  WritePatternFile(src, kSize, 12);
+  std::string dst = dir + "/none-resume.dst";
+  {
+    BackgroundBraid copy({"-y", "none", "-x", "200M", "-P", "0.1", src, Remote(dst)}, dir);
+    std::regex percent("braid: +([0-9]+)% ");
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          std::string err = copy.err();
+          int most = 0;
+          for (auto it = std::sregex_iterator(err.begin(), err.end(), percent);
+               it != std::sregex_iterator(); ++it) {
+            most = std::max(most, std::stoi((*it)[1]));
+          }
+          return most >= 20;
+        },
+        60))
+        << copy.err();
+    // No checkpoint has run: there is no journal yet.
+    EXPECT_FALSE(Exists(dst + ".braid-journal"));
+    copy.Signal(SIGINT);
+    EXPECT_EQ(copy.Wait(), 130) << copy.err();
+    EXPECT_FALSE(Exists(dst));
+    EXPECT_TRUE(Exists(dst + ".braid-part"));
+    EXPECT_GT(FileSize(dst + ".braid-journal"), 56u) << copy.err();
+    EXPECT_NE(copy.err().find("run the same command again to resume"), std::string::npos)
+        << copy.err();
+  }
+  auto r = RunBraid({"-y", "none", src, Remote(dst)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("braid: resuming"), std::string::npos) << r.err;
+  EXPECT_TRUE(SameContents(src, dst));
+  EXPECT_FALSE(Exists(dst + ".braid-part"));
+  EXPECT_FALSE(Exists(dst + ".braid-journal"));
+}
+
+}  // namespace
+}  // namespace braid
