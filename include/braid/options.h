@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "braid/endpoint.h"
+#include "braid/hash_algorithm.h"
 
 namespace braid {
 
@@ -31,7 +32,7 @@ struct Options {
   std::uint64_t window = 0;                      ///< -w: socket buffer bytes; 0 = kernel autotuning
   std::uint32_t block_size = kDefaultBlockSize;  ///< -B
   double progress_interval = 0;                  ///< -P seconds; 0 = bar on a TTY, else silent
-  bool md5 = false;                              ///< -E md5 / -e
+  HashAlgorithm hash = HashAlgorithm::kNone;     ///< -E NAME / -e (md5)
   bool force = false;                            ///< -f
   bool recursive = false;                        ///< -r
   bool preserve = false;                         ///< -p

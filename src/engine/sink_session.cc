@@ -86,14 +86,13 @@ struct SinkSession::Impl {
   std::vector<std::uint64_t> order_base;
   UniqueFd stream_fd;
   bool discard = false;
-  std::vector<std::string> advertise;  ///< addresses to tell the source (empty: the bound one)
-  std::optional<SinkConnect>
-      connect_to;  ///< -z: where the source listens  ///< the target is /dev/null and no MD5 is
-                   ///< asked: drop blocks as they come
-  Md5Digest stream_md5;
+  std::vector<std::string> advertise;     ///< addresses to tell the source (empty: the bound one)
+  std::optional<SinkConnect> connect_to;  ///< -z: where the source listens
+  /// -E onto an ordered target: the digest of what was written, in order.
+  std::optional<FileDigest> stream_digest;
   std::unique_ptr<DataListener> listener;
   BlockingQueue<std::uint32_t> commit_queue;
-  std::vector<std::optional<Md5Value>> sink_md5;
+  std::vector<std::optional<DigestValue>> sink_digest;  ///< -E: of each file as written
 
   std::unique_ptr<JournalFiles> journals;
   std::unique_ptr<SinkCheckpointIo> checkpoint_io;
@@ -140,7 +139,10 @@ struct SinkSession::Impl {
                    TransferState& state);
   void Verify(TransferState& state);
   void CommitAll(const SinkCallbacks& callbacks);
-  /// Checks the MD5s of a complete file; throws on a mismatch.
+  bool hashing() const { return open.params.hash != HashAlgorithm::kNone; }
+  /// The payload of a file-end frame: the source's digest, checked against -E.
+  std::optional<DigestValue> ReadFileEnd(DataSocket& socket, const FrameHeader& h);
+  /// Checks the digests of a complete file; throws on a mismatch.
   FileDone Verdict(std::uint32_t id);
   bool Finished(std::size_t data_files) const { return committed == data_files && all_received; }
   std::size_t live_streams() const { return sockets.size() - dead_streams; }
@@ -252,15 +254,8 @@ void SinkSession::Impl::ReceiveFrames(DataSocket& socket, TransferState& state) 
         ReceiveData(socket, h, scratch, state);
         break;
       case FrameType::kFileEnd: {
-        Md5Value md5{};
-        if (h.length > 0) socket.ReadExact(md5.data(), md5.size());
-        if (PayloadChecksum({md5.data(), h.length}) != h.checksum) {
-          throw BraidError(ErrorCode::kIntegrity,
-                           "file-end checksum mismatch from " + socket.peer());
-        }
-        std::optional<Md5Value> have;
-        if ((h.flags & kFlagHasMd5) != 0) have = md5;
-        files->EndFile(h.file_id, h.offset, have);
+        std::optional<DigestValue> digest = ReadFileEnd(socket, h);
+        files->EndFile(h.file_id, h.offset, digest);
         break;
       }
       case FrameType::kPassEnd: {
@@ -350,6 +345,27 @@ std::optional<BraidError> SinkSession::Impl::MaybeDecide() {
   return std::nullopt;
 }
 
+std::optional<DigestValue> SinkSession::Impl::ReadFileEnd(DataSocket& socket,
+                                                          const FrameHeader& h) {
+  // The decoder bounded the length by the longest digest; it must also be this
+  // transfer's algorithm's, and present exactly when a hash was asked for.
+  bool flagged = (h.flags & kFlagHasDigest) != 0;
+  std::size_t want = DigestSize(open.params.hash);
+  if (flagged != hashing() || (flagged && h.length != want)) {
+    throw BraidError(ErrorCode::kProtocol,
+                     "protocol error: file end from " + socket.peer() + " carries a digest of " +
+                         std::to_string(h.length) + " bytes; " +
+                         std::string(HashName(open.params.hash)) + " has " + std::to_string(want));
+  }
+  std::array<std::uint8_t, kMaxDigestSize> bytes{};
+  if (h.length > 0) socket.ReadExact(bytes.data(), h.length);
+  if (PayloadChecksum({bytes.data(), h.length}) != h.checksum) {
+    throw BraidError(ErrorCode::kIntegrity, "file-end checksum mismatch from " + socket.peer());
+  }
+  if (!flagged) return std::nullopt;
+  return MakeDigestValue({bytes.data(), h.length});
+}
+
 void SinkSession::Impl::Verify(TransferState& state) {
   std::vector<std::uint8_t> chunk(kHashChunk);
   for (const auto& f : files->files()) {
@@ -357,7 +373,7 @@ void SinkSession::Impl::Verify(TransferState& state) {
     if (f.in_place) continue;
     std::uint32_t id = f.entry.id;
     int fd = files->OpenPartial(id);
-    Md5Digest digest;
+    FileDigest digest(open.params.hash);
     std::uint64_t hashed = 0;
     for (;;) {
       std::optional<std::uint64_t> prefix = files->WaitForPrefix(id, hashed);
@@ -377,7 +393,7 @@ void SinkSession::Impl::Verify(TransferState& state) {
         hashed += static_cast<std::uint64_t>(n);
       }
     }
-    sink_md5[id] = digest.Finish();
+    sink_digest[id] = digest.Finish();
     commit_queue.Push(id);
   }
 }
@@ -388,19 +404,20 @@ FileDone SinkSession::Impl::Verdict(std::uint32_t id) {
   done.id = id;
   done.size = f.end_size.value_or(0);
   done.final_path = f.final_path;
-  if (!open.params.md5) return done;
-  if (!f.source_md5) {
+  if (!hashing()) return done;
+  std::string name(HashDisplayName(open.params.hash));
+  if (!f.source_digest) {
     throw BraidError(ErrorCode::kProtocol,
-                     "protocol error: source sent no MD5 for " + Where(f.final_path));
+                     "protocol error: source sent no " + name + " for " + Where(f.final_path));
   }
-  if (!sink_md5[id]) std::abort();  // queued for commit before it was hashed: a bug
-  done.has_md5 = true;
-  done.source_md5 = *f.source_md5;
-  done.sink_md5 = *sink_md5[id];
-  if (done.source_md5 != done.sink_md5) {
-    throw BraidError(ErrorCode::kIntegrity, "MD5 mismatch for " + Where(f.final_path) +
-                                                ": source " + ToHex(done.source_md5) + ", copy " +
-                                                ToHex(done.sink_md5));
+  if (!sink_digest[id]) std::abort();  // queued for commit before it was hashed: a bug
+  done.hash = open.params.hash;
+  done.source_digest = *f.source_digest;
+  done.sink_digest = *sink_digest[id];
+  if (done.source_digest != done.sink_digest) {
+    throw BraidError(ErrorCode::kIntegrity, name + " mismatch for " + Where(f.final_path) +
+                                                ": source " + ToHex(done.source_digest) +
+                                                ", copy " + ToHex(done.sink_digest));
   }
   return done;
 }
@@ -454,11 +471,12 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   ResumeSummary resumed =
       PrepareResume(*s.files, *s.journals, *s.checkpointer, s.open, s.host, callbacks.warn);
   s.files->Prepare(s.open.force);
-  s.sink_md5.resize(s.entries.size());
+  s.sink_digest.resize(s.entries.size());
+  if (s.hashing()) s.stream_digest.emplace(p.hash);
   std::size_t data_files = s.files->data_file_count();
 
   std::size_t buffers = 2 * p.streams + 2;
-  s.discard = plan.mode == TargetPlan::Mode::kStream && !p.md5 && IsNullDevice(st, exists);
+  s.discard = plan.mode == TargetPlan::Mode::kStream && !s.hashing() && IsNullDevice(st, exists);
   if (plan.mode == TargetPlan::Mode::kStream && !s.discard) {
     if (s.open.target == "-") {
       s.stream_fd.Reset(::dup(STDOUT_FILENO));
@@ -474,8 +492,8 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
     buffers = p.streams + kReorderBlocks + 1;
     std::uint64_t window = std::uint64_t{kReorderBlocks} * p.block_size;
     s.ordered = std::make_unique<OrderedWriter>(
-        window, [this, &s, id, md5 = p.md5](std::uint64_t offset, const std::uint8_t* data,
-                                            std::uint32_t length) {
+        window,
+        [this, &s, id](std::uint64_t offset, const std::uint8_t* data, std::uint32_t length) {
           std::uint32_t done = 0;
           while (done < length) {
             ssize_t n = ::write(s.stream_fd.get(), data + done, length - done);
@@ -486,7 +504,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
             }
             done += static_cast<std::uint32_t>(n);
           }
-          if (md5) s.stream_md5.Update(data, length);
+          if (s.stream_digest) s.stream_digest->Update(data, length);
           state_.bytes.fetch_add(length);
           s.files->RecordStreamed(id, offset, length);
         });
@@ -513,10 +531,10 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   s.pool = std::make_unique<BufferPool>(p.block_size, buffers);
 
   bool stream_target = plan.mode == TargetPlan::Mode::kStream;
-  bool ordered_md5 = p.md5 && stream_target;
-  s.files->OnComplete([&s, md5 = p.md5, ordered_md5](std::uint32_t id) {
-    if (ordered_md5) s.sink_md5[id] = s.stream_md5.Finish();
-    if (!md5 || ordered_md5) s.commit_queue.Push(id);
+  bool ordered_digest = s.hashing() && stream_target;
+  s.files->OnComplete([&s, ordered_digest](std::uint32_t id) {
+    if (ordered_digest) s.sink_digest[id] = s.stream_digest->Finish();
+    if (!s.hashing() || ordered_digest) s.commit_queue.Push(id);
   });
 
   if (!p.reverse) {
@@ -575,7 +593,8 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   std::thread committer(state_.Guarded([&] { s.CommitAll(callbacks); }));
   std::thread checkpoints(state_.Guarded([&] { s.CheckpointLoop(state_); }));
   std::thread verifier;
-  if (p.md5 && !stream_target) verifier = std::thread(state_.Guarded([&] { s.Verify(state_); }));
+  if (s.hashing() && !stream_target)
+    verifier = std::thread(state_.Guarded([&] { s.Verify(state_); }));
 
   {
     std::unique_lock lock(s.mutex);
