@@ -47,7 +47,7 @@ TransferParams Params() {
   TransferParams p;
   p.streams = 8;
   p.block_size = 1u << 20;
-  p.md5 = true;
+  p.hash = HashAlgorithm::kSha256;
   p.secret.fill(0x5a);
   p.session.fill(0x17);
   p.rate = 50'000'000;
@@ -130,9 +130,10 @@ std::vector<ControlMessage> Messages() {
   FileDone done;
   done.id = 1;
   done.size = 8u << 20;
-  done.has_md5 = true;
-  done.source_md5.fill(0xaa);
-  done.sink_md5.fill(0xaa);
+  done.hash = HashAlgorithm::kSha256;
+  done.source_digest.size = 32;
+  done.source_digest.bytes.fill(0xaa);
+  done.sink_digest = done.source_digest;
   done.final_path = "run42/a.bin";
   out.push_back(done);
   out.push_back(ErrorMessage{ErrorCode::kProtocol, "protocol error: trailing bytes"});
@@ -167,7 +168,7 @@ void FrameSeeds() {
   };
   FrameHeader data{FrameType::kData, 0, 1, 4096, 8192, 4096, 0x1122334455667788};
   FrameHeader compressed{FrameType::kData, kFlagCompressed, 2, 100, 0, 4096, 42};
-  FrameHeader end{FrameType::kFileEnd, kFlagHasMd5, 1, 16, 8u << 20, 0, 7};
+  FrameHeader end{FrameType::kFileEnd, kFlagHasDigest, 1, 16, 8u << 20, 0, 7};
   FrameHeader pass{FrameType::kPassEnd, 0, 8, 0, 0, 0, 0};
   const std::vector<ResendRange> ranges = {{1, 0, 1u << 20}, {2, 4096, 0}, {3, 1u << 30, 65536}};
   const std::vector<std::uint8_t> list = EncodeResendList(ranges);

@@ -13,7 +13,7 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 install_packages() {
   local pkgs=(build-essential cmake pkg-config libssl-dev libssh2-1-dev libboost-dev
               zlib1g-dev libxxhash-dev libcli11-dev libgtest-dev openssh-server openssh-client
-              diffutils util-linux procps tcpdump strace
+              diffutils util-linux procps tcpdump strace xxhash
               iproute2 iperf3 iputils-ping python3 nftables gnuplot-nox
               clang libclang-rt-14-dev)
   local missing=()

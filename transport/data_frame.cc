@@ -49,7 +49,7 @@ FrameHeader DecodeFrameHeader(std::span<const std::uint8_t> bytes, std::uint32_t
           h.raw_length > max_payload) {
         WireReader::Fail("data frame length out of range");
       }
-      if ((h.flags & kFlagHasMd5) != 0) WireReader::Fail("data frame flagged with an MD5");
+      if ((h.flags & kFlagHasDigest) != 0) WireReader::Fail("data frame flagged with a digest");
       if ((h.flags & kFlagCompressed) == 0 && h.raw_length != h.length) {
         WireReader::Fail("uncompressed data frame with two lengths");
       }
@@ -60,7 +60,8 @@ FrameHeader DecodeFrameHeader(std::span<const std::uint8_t> bytes, std::uint32_t
     case static_cast<std::uint8_t>(FrameType::kFileEnd):
       h.type = FrameType::kFileEnd;
       if ((h.flags & kFlagCompressed) != 0 || h.raw_length != 0 ||
-          h.length != ((h.flags & kFlagHasMd5) != 0 ? 16u : 0u)) {
+          ((h.flags & kFlagHasDigest) != 0 ? h.length == 0 || h.length > kMaxDigestSize
+                                           : h.length != 0)) {
         WireReader::Fail("file-end frame malformed");
       }
       break;

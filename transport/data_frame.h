@@ -8,6 +8,8 @@
 #include <span>
 #include <vector>
 
+#include "braid/hash_algorithm.h"
+
 namespace braid {
 
 constexpr std::uint32_t kFrameMagic = 0x42524446;  // "BRDF"
@@ -16,7 +18,7 @@ constexpr std::uint32_t kMaxStreamCount = 64;
 
 enum class FrameType : std::uint8_t {
   kData = 1,     ///< payload is file bytes at `offset`
-  kFileEnd = 2,  ///< file `file_id` ends at `offset`; payload is its MD5 if flagged
+  kFileEnd = 2,  ///< file `file_id` ends at `offset`; payload is its digest if flagged
   /// source -> sink: everything of this pass is sent; file_id is how many streams
   /// the source has. The sink answers with kResend or by closing the stream.
   kPassEnd = 3,
@@ -26,8 +28,9 @@ enum class FrameType : std::uint8_t {
 };
 
 constexpr std::uint8_t kFlagCompressed = 0x01;
-constexpr std::uint8_t kFlagHasMd5 = 0x02;
-constexpr std::uint8_t kKnownFlags = kFlagCompressed | kFlagHasMd5;
+/// A file end that carries the file's end-to-end digest (-E) as its payload.
+constexpr std::uint8_t kFlagHasDigest = 0x02;
+constexpr std::uint8_t kKnownFlags = kFlagCompressed | kFlagHasDigest;
 
 struct FrameHeader {
   FrameType type = FrameType::kData;
@@ -57,7 +60,9 @@ using FrameHeaderBytes = std::array<std::uint8_t, kFrameHeaderSize>;
 FrameHeaderBytes EncodeFrameHeader(const FrameHeader& h);
 
 /// Decodes and validates a header: magic, type, flags, reserved bits, lengths
-/// against `max_payload`, offset overflow. Throws BraidError(kProtocol).
+/// against `max_payload` (a file end's digest: 1..kMaxDigestSize bytes when
+/// flagged, the receiver checks it is its algorithm's), offset overflow.
+/// Throws BraidError(kProtocol).
 FrameHeader DecodeFrameHeader(std::span<const std::uint8_t> bytes, std::uint32_t max_payload);
 
 /// The per-block checksum: XXH3-64 (libxxhash) of the payload. It runs at

@@ -25,7 +25,7 @@ enum class ErrorCode : std::uint16_t {
   kDiskFull = 10,         ///< ENOSPC or EDQUOT on the target
   kProtocol = 11,         ///< the peer broke the protocol
   kDataConnect = 12,      ///< no data stream could be connected
-  kIntegrity = 13,        ///< checksums or MD5 disagree
+  kIntegrity = 13,        ///< block checksums or the -E digests disagree
   kInterrupted = 14,      ///< SIGINT or SIGTERM
   kPeerLost = 15,         ///< a control channel ended unexpectedly
   kNothingToResume = 16,  ///< -a, but no partial copy or completed file was found

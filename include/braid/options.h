@@ -8,6 +8,7 @@
 
 #include "braid/endpoint.h"
 #include "braid/fsync_policy.h"
+#include "braid/hash_algorithm.h"
 
 namespace braid {
 
@@ -32,7 +33,7 @@ struct Options {
   std::uint64_t window = 0;                      ///< -w: socket buffer bytes; 0 = kernel autotuning
   std::uint32_t block_size = kDefaultBlockSize;  ///< -B
   double progress_interval = 0;                  ///< -P seconds; 0 = bar on a TTY, else silent
-  bool md5 = false;                              ///< -E md5 / -e
+  HashAlgorithm hash = HashAlgorithm::kNone;     ///< -E NAME / -e (md5)
   bool force = false;                            ///< -f
   bool recursive = false;                        ///< -r
   bool preserve = false;                         ///< -p

@@ -144,7 +144,7 @@ struct RawArgs {
   std::string window;
   std::string block_size;
   std::string progress;
-  std::string md5_check;
+  std::string hash;
   bool md5_short = false;
   std::string ssh_port;
   std::string size;
@@ -188,9 +188,12 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("-P,--progress", raw.progress,
                  "Print a progress line every SEC seconds (default: bar on a TTY)")
       ->type_name("SEC");
-  app.add_option("-E,--md5-check", raw.md5_check,
-                 "Compare whole-file checksums at both ends (only md5)")
-      ->type_name("md5");
+  // --md5-check is the older spelling, kept so existing scripts and config files work.
+  app.add_option("-E,--hash,--md5-check", raw.hash,
+                 "Hash each whole file at both ends, compare, and print the lines md5sum, "
+                 "sha256sum or xxh128sum would: md5, sha256 (fast where the CPU has SHA "
+                 "instructions) or xxh128 (fastest; not cryptographic)")
+      ->type_name("NAME");
   app.add_flag("-e", raw.md5_short, "Same as -E md5");
   app.add_flag("-f,--force", options.force, "Overwrite existing files at the destination");
   app.add_flag("-r,--recursive", options.recursive, "Copy directories recursively");
@@ -233,8 +236,9 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("-C,--config", options.config_file,
                  "Default options, one \"option = value\" a line (default ~/.config/braid/config)")
       ->type_name("FILE");
-  app.add_flag("--json", options.json,
-               "Print one JSON report on stdout at the end (iperf3-like; MD5 lines go to stderr)");
+  app.add_flag(
+      "--json", options.json,
+      "Print one JSON report on stdout at the end (iperf3-like; digest lines go to stderr)");
   app.add_option("--report-csv", options.report_csv,
                  "Write a CSV row per stream per interval (-P SEC, default 1 s) to FILE")
       ->type_name("FILE");
@@ -353,14 +357,18 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   if (given("--progress")) {
     options.progress_interval = ParseSeconds(raw.progress, "-P/--progress");
   }
-  if (given("--md5-check")) {
-    if (raw.md5_check != "md5" && raw.md5_check != "MD5") {
-      Fail("-E/--md5-check supports only \"md5\", got " + Quote(raw.md5_check));
+  if (given("--hash")) {
+    std::optional<HashAlgorithm> hash = ParseHashName(raw.hash);
+    if (!hash) {
+      Fail("-E/--hash takes " + std::string(kHashChoices) + ", got " + Quote(raw.hash));
     }
-    options.md5 = true;
+    options.hash = *hash;
   }
   if (raw.md5_short) {
-    options.md5 = true;
+    if (options.hash != HashAlgorithm::kNone && options.hash != HashAlgorithm::kMd5) {
+      Fail("-e means -E md5; it cannot be combined with -E " + std::string(HashName(options.hash)));
+    }
+    options.hash = HashAlgorithm::kMd5;
   }
   if (options.remote_command.empty()) {
     Fail("-T/--remote-cmd must not be empty");

@@ -130,7 +130,7 @@ class Agent {
     params.streams = static_cast<std::uint16_t>(options_.streams);
     params.block_size = options_.block_size;
     params.window = options_.window;
-    params.md5 = options_.md5;
+    params.hash = options_.hash;
     params.secret = RandomArray<kSecretSize>();
     params.session = RandomArray<kSessionIdSize>();
     params.rate = options_.rate;
@@ -228,9 +228,9 @@ class Agent {
               std::chrono::duration<double>(options_.stall_timeout)),
           std::chrono::steady_clock::now(),
           std::array<std::string, 2>{EndName(*source_, "source"), EndName(*sink_, "sink")},
-          // A pipe's producer may pause; with -e the source reads what the sink
+          // A pipe's producer may pause; with -E the source reads what the sink
           // kept (to hash it) without sending any of it.
-          stream_source_ || (options_.md5 && skipped_bytes_ > 0));
+          stream_source_ || (options_.hash != HashAlgorithm::kNone && skipped_bytes_ > 0));
     }
 
     std::optional<std::uint64_t> to_send = total_;
@@ -431,13 +431,18 @@ class Agent {
     }
   }
 
+  /// A file's name as the user named the destination (host: prefix if remote).
+  std::string DonePath(const FileDone& d) const {
+    return sink_->is_remote() ? sink_->label() + ":" + d.final_path : d.final_path;
+  }
+
   void Report() {
     // --json owns stdout: one document and nothing else.
     std::FILE* out = options_.destination.is_stdio() || options_.json ? stderr : stdout;
+    // The lines md5sum, sha256sum and xxh128sum print, so `sha256sum -c` checks them.
     for (const auto& d : done_files_) {
-      if (!d.has_md5) continue;
-      std::string path = sink_->is_remote() ? sink_->label() + ":" + d.final_path : d.final_path;
-      std::fprintf(out, "%s  %s\n", ToHex(d.sink_md5).c_str(), path.c_str());
+      if (d.hash == HashAlgorithm::kNone) continue;
+      std::fprintf(out, "%s  %s\n", ToHex(d.sink_digest).c_str(), DonePath(d).c_str());
     }
     std::fflush(out);
     if (options_.verbose > 0 || (progress_ && progress_->active())) {
@@ -450,6 +455,10 @@ class Agent {
         resumed += ", " + std::to_string(failed_blocks_) + " kept block" +
                    (failed_blocks_ == 1 ? "" : "s") + " re-sent after failed verification";
       }
+      std::string verified;
+      if (options_.hash != HashAlgorithm::kNone) {
+        verified = ", " + std::string(HashDisplayName(options_.hash)) + " verified";
+      }
       std::string over = std::to_string(streams_) + " streams";
       if (options_.streams_auto) {
         over = "up to " + std::to_string(max_active_) + " of " + over + " (-s auto)";
@@ -457,16 +466,19 @@ class Agent {
       std::fprintf(stderr, "braid: copied %s in %zu files in %.2f s (%s) over %s%s%s%s\n",
                    FormatBytes(bytes_).c_str(), files_, secs,
                    FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(),
-                   over.c_str(), wire.c_str(), resumed.c_str(),
-                   options_.md5 ? ", MD5 verified" : "");
+                   over.c_str(), wire.c_str(), resumed.c_str(), verified.c_str());
     }
     if (report_) {
       ReportEnd end;
       end.bytes = bytes_;
       end.files = files_;
       end.streams_used = options_.streams_auto ? max_active_ : streams_;
-      end.md5_verified = options_.md5;
-      for (const auto& d : done_files_) end.md5_verified = end.md5_verified && d.has_md5;
+      end.hash_verified = options_.hash != HashAlgorithm::kNone;
+      for (const auto& d : done_files_) {
+        end.hash_verified = end.hash_verified && d.hash == options_.hash;
+        if (d.hash == HashAlgorithm::kNone) continue;
+        end.digests.push_back({DonePath(d), d.hash, ToHex(d.sink_digest)});
+      }
       end.bytes_skipped = skipped_bytes_;
       end.blocks_resent = failed_blocks_;
       report_->PrintJson(end);

@@ -1,7 +1,7 @@
 #pragma once
 /// Decides what the source reads next: the blocks of each file in order,
 /// then that file's end marker. On a resumed transfer it skips what the sink
-/// kept (or only hashes it, for the whole-file MD5) and files already in place.
+/// kept (or only hashes it, for the whole-file digest) and files already in place.
 /// Pure: the reader does the IO and tells the scheduler when a stream of
 /// unknown length runs dry.
 
@@ -16,7 +16,7 @@
 namespace braid {
 
 struct BlockStep {
-  /// kHashOnly: read for the MD5 but do not send (the sink kept it).
+  /// kHashOnly: read for the whole-file digest but do not send (the sink kept it).
   enum class Kind { kBlock, kFileEnd, kHashOnly } kind = Kind::kBlock;
   std::uint32_t file_id = 0;
   std::uint64_t offset = 0;  ///< block: where to read; file end: the final size

@@ -143,7 +143,7 @@ ReportHeader MakeReportHeader(const Options& options, std::string version, doubl
   h.streams = options.streams;
   h.block_size = options.block_size;
   h.window = options.window;
-  h.md5 = options.md5;
+  h.hash = options.hash;
   h.rate = options.rate;
   h.tos = options.tos;
   h.congestion_control = options.congestion_control;
@@ -224,7 +224,8 @@ std::string FormatJsonReport(const ReportHeader& h, const std::vector<ReportInte
       ", \"timesecs\": " + JsonNumber(h.unix_time, 3) + ",\n    \"options\": {" +
       "\"streams\": " + std::to_string(h.streams) +
       ", \"block_size\": " + std::to_string(h.block_size) +
-      ", \"window\": " + std::to_string(h.window) + ", \"md5\": " + Bool(h.md5) +
+      ", \"window\": " + std::to_string(h.window) +
+      ", \"hash\": " + (h.hash == HashAlgorithm::kNone ? "null" : JsonQuote(HashName(h.hash))) +
       ", \"rate\": " + std::to_string(h.rate) +
       ", \"tos\": " + (h.tos >= 0 ? std::to_string(h.tos) : "null") +
       ", \"cc\": " + (h.congestion_control.empty() ? "null" : JsonQuote(h.congestion_control)) +
@@ -243,7 +244,7 @@ std::string FormatJsonReport(const ReportHeader& h, const std::vector<ReportInte
          ", \"bits_per_second\": " + JsonNumber(8 * Rate(e.bytes, e.seconds), 3) +
          ", \"files\": " + std::to_string(e.files) +
          ", \"streams_used\": " + std::to_string(e.streams_used) +
-         ", \"md5_verified\": " + Bool(e.md5_verified) +
+         ", \"hash_verified\": " + Bool(e.hash_verified) +
          ", \"bytes_skipped\": " + std::to_string(e.bytes_skipped) +
          ", \"blocks_resent\": " + std::to_string(e.blocks_resent) +
          (e.error.empty() ? "" : ", \"bytes_kept\": " + std::to_string(e.bytes_kept)) +
@@ -256,7 +257,16 @@ std::string FormatJsonReport(const ReportHeader& h, const std::vector<ReportInte
            ", \"max_rtt_us\": " + std::to_string(s.max_rtt_us) +
            ", \"min_rtt_us\": " + std::to_string(s.min_rtt_us) + "}";
   }
-  out += "]}";
+  out += "]";
+  if (!e.digests.empty()) out += ",\n    \"digests\": [";
+  for (std::size_t i = 0; i < e.digests.size(); ++i) {
+    const ReportEnd::Digest& d = e.digests[i];
+    out += std::string(i == 0 ? "" : ", ") + "{\"path\": " + JsonQuote(d.path) +
+           ", \"algorithm\": " + JsonQuote(HashName(d.algorithm)) +
+           ", \"value\": " + JsonQuote(d.value) + "}";
+  }
+  if (!e.digests.empty()) out += "]";
+  out += "}";
   if (!e.error.empty()) out += ",\n  \"error\": " + JsonQuote(e.error);
   return out + "\n}\n";
 }

@@ -89,10 +89,10 @@ struct ReportHeader {
   double unix_time = 0;  ///< when the data started; aligns reports of staggered flows
   int streams = 0;
   std::uint32_t block_size = 0;
-  std::uint64_t window = 0;  ///< 0: kernel autotuning
-  bool md5 = false;
-  std::uint64_t rate = 0;  ///< bytes/s; 0: unlimited
-  int tos = -1;            ///< -1: not set (null in JSON)
+  std::uint64_t window = 0;                   ///< 0: kernel autotuning
+  HashAlgorithm hash = HashAlgorithm::kNone;  ///< -E; kNone: null in JSON
+  std::uint64_t rate = 0;                     ///< bytes/s; 0: unlimited
+  int tos = -1;                               ///< -1: not set (null in JSON)
   std::string congestion_control;
   int compress_level = -1;  ///< -1: off (null in JSON)
   std::vector<std::string> sources;
@@ -106,7 +106,14 @@ struct ReportEnd {
   double seconds = 0;       ///< from the data start to the end
   std::uint64_t files = 0;
   std::uint16_t streams_used = 0;
-  bool md5_verified = false;
+  bool hash_verified = false;  ///< every file's -E digest matched
+  /// Each verified file's digest, as its line on stderr says it.
+  struct Digest {
+    std::string path;
+    HashAlgorithm algorithm = HashAlgorithm::kNone;
+    std::string value;  ///< lower-case hex
+  };
+  std::vector<Digest> digests;
   std::uint64_t bytes_skipped = 0;  ///< not sent: an earlier run left them at the sink
   std::uint32_t blocks_resent = 0;  ///< kept blocks that failed verification
   std::uint64_t bytes_kept = 0;     ///< on failure: what a re-run will not send again

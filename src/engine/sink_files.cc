@@ -240,12 +240,12 @@ void SinkFiles::RecordStreamed(std::uint32_t id, std::uint64_t offset, std::uint
   AfterAdd(f, lock);
 }
 
-void SinkFiles::EndFile(std::uint32_t id, std::uint64_t size, std::optional<Md5Value> md5) {
+void SinkFiles::EndFile(std::uint32_t id, std::uint64_t size, std::optional<DigestValue> digest) {
   std::unique_lock lock(mutex_);
   SinkFile& f = Lookup(id);
   if (f.end_size) {
     // A file end asked for again after a lost stream may arrive twice.
-    if (*f.end_size == size && f.source_md5 == md5) return;
+    if (*f.end_size == size && f.source_digest == digest) return;
     Reject("a file ended twice");
   }
   if (f.entry.size != kUnknownSize && size != f.entry.size) {
@@ -253,7 +253,7 @@ void SinkFiles::EndFile(std::uint32_t id, std::uint64_t size, std::optional<Md5V
   }
   if (f.ranges.MaxEnd() > size) Reject("file end before data already received");
   f.end_size = size;
-  f.source_md5 = md5;
+  f.source_digest = digest;
   AfterAdd(f, lock);
 }
 

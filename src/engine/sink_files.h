@@ -1,6 +1,6 @@
 #pragma once
 /// The sink's view of every file in the transfer: where it goes, which bytes
-/// have arrived, whether its end and MD5 are known. Checks each block against
+/// have arrived, whether its end and the source's digest are known. Checks each block against
 /// the announced file list before a byte is written, writes regular files at
 /// their offsets into a partial file, and says when a file is complete.
 
@@ -22,7 +22,7 @@
 #include "braid/unique_fd.h"
 #include "engine/range_set.h"
 #include "engine/target_plan.h"
-#include "security/md5_digest.h"
+#include "security/file_digest.h"
 
 namespace braid {
 
@@ -33,7 +33,7 @@ struct SinkFile {
   UniqueFd fd;
   RangeSet ranges;
   std::optional<std::uint64_t> end_size;
-  std::optional<Md5Value> source_md5;
+  std::optional<DigestValue> source_digest;  ///< from the file end, with -E
   /// Writers of one file take turns here: the kernel serialises writes to an
   /// inode anyway, and threads queued on its lock spin (rwsem_spin_on_owner),
   /// which cost up to 4x the CPU of a copy; a user-space mutex sleeps instead.
@@ -67,7 +67,7 @@ class SinkFiles {
   void RecordStreamed(std::uint32_t id, std::uint64_t offset, std::uint32_t length);
   /// Records the file's end; throws BraidError(kProtocol) if it contradicts
   /// what was announced or already received.
-  void EndFile(std::uint32_t id, std::uint64_t size, std::optional<Md5Value> md5);
+  void EndFile(std::uint32_t id, std::uint64_t size, std::optional<DigestValue> digest);
 
   /// Blocks until file `id` has a contiguous prefix beyond `have` or is
   /// complete; returns the prefix. nullopt after Abort().

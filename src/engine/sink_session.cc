@@ -18,6 +18,7 @@
 #include "engine/sink_files.h"
 #include "engine/sink_resume.h"
 #include "engine/stream_setup.h"
+#include "engine/verify_feed.h"
 #include "transport/block_codec.h"
 #include "transport/data_listener.h"
 #include "transport/data_socket.h"
@@ -30,6 +31,9 @@ constexpr auto kAcceptDeadline = std::chrono::seconds(120);
 /// Blocks an ordered target may hold out of order, beyond one per stream.
 constexpr std::size_t kReorderBlocks = 16;
 constexpr std::size_t kHashChunk = 1u << 20;
+/// -E: what the verifier may hold of the receivers' blocks (and so how far
+/// they may run ahead of it while it is busy).
+constexpr std::size_t kVerifyHeldBytes = 16u << 20;
 /// Files made durable by one sync at most.
 constexpr std::size_t kCommitBatch = 1024;
 /// How often written blocks are synced and journaled: what a crash of the sink
@@ -86,14 +90,15 @@ struct SinkSession::Impl {
   std::vector<std::uint64_t> order_base;
   UniqueFd stream_fd;
   bool discard = false;
-  std::vector<std::string> advertise;  ///< addresses to tell the source (empty: the bound one)
-  std::optional<SinkConnect>
-      connect_to;  ///< -z: where the source listens  ///< the target is /dev/null and no MD5 is
-                   ///< asked: drop blocks as they come
-  Md5Digest stream_md5;
+  std::vector<std::string> advertise;     ///< addresses to tell the source (empty: the bound one)
+  std::optional<SinkConnect> connect_to;  ///< -z: where the source listens
+  /// -E onto an ordered target: the digest of what was written, in order.
+  std::optional<FileDigest> stream_digest;
   std::unique_ptr<DataListener> listener;
   BlockingQueue<std::uint32_t> commit_queue;
-  std::vector<std::optional<Md5Value>> sink_md5;
+  std::vector<std::optional<DigestValue>> sink_digest;  ///< -E: of each file as written
+  /// -E to files: written blocks, from the receivers to the verifier.
+  std::unique_ptr<VerifyFeed> verify_feed;
 
   std::unique_ptr<JournalFiles> journals;
   std::unique_ptr<SinkCheckpointIo> checkpoint_io;
@@ -131,7 +136,8 @@ struct SinkSession::Impl {
   std::optional<BraidError> MaybeDecide();
   /// Waits for the decision on the pass this stream just ended; false: done.
   bool AwaitDecision(DataSocket& socket, std::unique_lock<std::mutex>& lock, TransferState& state);
-  void RecordWrite(std::uint32_t id, std::uint64_t offset, const std::uint8_t* data,
+  /// Writes a block unless it is already there; true if it wrote it.
+  bool RecordWrite(std::uint32_t id, std::uint64_t offset, const std::uint8_t* data,
                    std::uint32_t length, std::optional<std::uint64_t> checksum);
   void CheckpointLoop(TransferState& state);
   /// After a failure: journal what is on disk, keep or remove the partial files.
@@ -139,8 +145,14 @@ struct SinkSession::Impl {
   void ReceiveData(DataSocket& socket, const FrameHeader& h, std::vector<std::uint8_t>& scratch,
                    TransferState& state);
   void Verify(TransferState& state);
+  /// One file's digest, hashed as its contiguous prefix grows; nullopt once the transfer failed.
+  std::optional<DigestValue> VerifyFile(const SinkFile& f, std::vector<std::uint8_t>& chunk,
+                                        TransferState& state);
   void CommitAll(const SinkCallbacks& callbacks);
-  /// Checks the MD5s of a complete file; throws on a mismatch.
+  bool hashing() const { return open.params.hash != HashAlgorithm::kNone; }
+  /// The payload of a file-end frame: the source's digest, checked against -E.
+  std::optional<DigestValue> ReadFileEnd(DataSocket& socket, const FrameHeader& h);
+  /// Checks the digests of a complete file; throws on a mismatch.
   FileDone Verdict(std::uint32_t id);
   bool Finished(std::size_t data_files) const { return committed == data_files && all_received; }
   std::size_t live_streams() const { return sockets.size() - dead_streams; }
@@ -200,18 +212,35 @@ void SinkSession::Impl::ReceiveData(DataSocket& socket, const FrameHeader& h,
   }
   std::optional<std::uint64_t> raw_checksum;
   if (!compressed) raw_checksum = h.checksum;  // the checksum of the bytes on disk, then
-  RecordWrite(h.file_id, h.offset, buffer->data(), h.raw_length, raw_checksum);
+  if (!verify_feed) {
+    RecordWrite(h.file_id, h.offset, buffer->data(), h.raw_length, raw_checksum);
+    return;
+  }
+  verify_feed->Announce(h.file_id, h.offset);
+  bool written = false;
+  try {
+    written = RecordWrite(h.file_id, h.offset, buffer->data(), h.raw_length, raw_checksum);
+  } catch (...) {
+    verify_feed->Withdraw(h.file_id, h.offset);
+    throw;
+  }
+  if (!written) {
+    verify_feed->Withdraw(h.file_id, h.offset);
+    return;
+  }
+  verify_feed->Offer({h.file_id, h.offset, h.raw_length, std::move(buffer)});
 }
 
-void SinkSession::Impl::RecordWrite(std::uint32_t id, std::uint64_t offset,
+bool SinkSession::Impl::RecordWrite(std::uint32_t id, std::uint64_t offset,
                                     const std::uint8_t* data, std::uint32_t length,
                                     std::optional<std::uint64_t> checksum) {
-  if (!files->WriteBlock(id, offset, data, length)) return;
+  if (!files->WriteBlock(id, offset, data, length)) return false;
   state_bytes->fetch_add(length);
   if (!checksum) checksum = PayloadChecksum({data, length});
   if (checkpointer->Written(id, JournalRecord{offset, length, *checksum}) >= kCheckpointBytes) {
     checkpoint_cv.notify_one();
   }
+  return true;
 }
 
 void SinkSession::Impl::Receive(DataSocket& socket, TransferState& state) {
@@ -252,15 +281,8 @@ void SinkSession::Impl::ReceiveFrames(DataSocket& socket, TransferState& state) 
         ReceiveData(socket, h, scratch, state);
         break;
       case FrameType::kFileEnd: {
-        Md5Value md5{};
-        if (h.length > 0) socket.ReadExact(md5.data(), md5.size());
-        if (PayloadChecksum({md5.data(), h.length}) != h.checksum) {
-          throw BraidError(ErrorCode::kIntegrity,
-                           "file-end checksum mismatch from " + socket.peer());
-        }
-        std::optional<Md5Value> have;
-        if ((h.flags & kFlagHasMd5) != 0) have = md5;
-        files->EndFile(h.file_id, h.offset, have);
+        std::optional<DigestValue> digest = ReadFileEnd(socket, h);
+        files->EndFile(h.file_id, h.offset, digest);
         break;
       }
       case FrameType::kPassEnd: {
@@ -350,36 +372,80 @@ std::optional<BraidError> SinkSession::Impl::MaybeDecide() {
   return std::nullopt;
 }
 
+std::optional<DigestValue> SinkSession::Impl::ReadFileEnd(DataSocket& socket,
+                                                          const FrameHeader& h) {
+  // The decoder bounded the length by the longest digest; it must also be this
+  // transfer's algorithm's, and present exactly when a hash was asked for.
+  bool flagged = (h.flags & kFlagHasDigest) != 0;
+  std::size_t want = DigestSize(open.params.hash);
+  if (flagged != hashing() || (flagged && h.length != want)) {
+    throw BraidError(ErrorCode::kProtocol,
+                     "protocol error: file end from " + socket.peer() + " carries a digest of " +
+                         std::to_string(h.length) + " bytes; " +
+                         std::string(HashName(open.params.hash)) + " has " + std::to_string(want));
+  }
+  std::array<std::uint8_t, kMaxDigestSize> bytes{};
+  if (h.length > 0) socket.ReadExact(bytes.data(), h.length);
+  if (PayloadChecksum({bytes.data(), h.length}) != h.checksum) {
+    throw BraidError(ErrorCode::kIntegrity, "file-end checksum mismatch from " + socket.peer());
+  }
+  if (!flagged) return std::nullopt;
+  return MakeDigestValue({bytes.data(), h.length});
+}
+
 void SinkSession::Impl::Verify(TransferState& state) {
   std::vector<std::uint8_t> chunk(kHashChunk);
   for (const auto& f : files->files()) {
     if (f.entry.kind != FileKind::kRegular && f.entry.kind != FileKind::kStream) continue;
     if (f.in_place) continue;
-    std::uint32_t id = f.entry.id;
-    int fd = files->OpenPartial(id);
-    Md5Digest digest;
-    std::uint64_t hashed = 0;
-    for (;;) {
-      std::optional<std::uint64_t> prefix = files->WaitForPrefix(id, hashed);
-      if (!prefix || state.failed()) return;
-      // The wait returns no new bytes only once the file is complete (it looks
-      // under SinkFiles' lock; reading f.complete here raced with receivers).
-      if (*prefix == hashed) break;
-      while (hashed < *prefix) {
-        std::size_t want =
-            static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), *prefix - hashed));
-        ssize_t n = ::pread(fd, chunk.data(), want, static_cast<off_t>(hashed));
-        if (n <= 0) {
-          throw BraidError(ErrorCode::kTargetUnwritable,
-                           DescribeErrno(host, f.partial_path, n < 0 ? errno : EIO));
-        }
-        digest.Update(chunk.data(), static_cast<std::size_t>(n));
-        hashed += static_cast<std::uint64_t>(n);
-      }
-    }
-    sink_md5[id] = digest.Finish();
-    commit_queue.Push(id);
+    std::optional<DigestValue> digest = VerifyFile(f, chunk, state);
+    if (!digest) return;
+    sink_digest[f.entry.id] = *digest;
+    commit_queue.Push(f.entry.id);
   }
+  verify_feed->Stop();  // later repair blocks need no hashing: do not hold them up
+}
+
+std::optional<DigestValue> SinkSession::Impl::VerifyFile(const SinkFile& f,
+                                                         std::vector<std::uint8_t>& chunk,
+                                                         TransferState& state) {
+  std::uint32_t id = f.entry.id;
+  int fd = files->OpenPartial(id);
+  FileDigest digest(open.params.hash);
+  const std::uint64_t block = open.params.block_size;
+  std::uint64_t hashed = 0;
+  for (;;) {
+    verify_feed->SetBusy(false);
+    std::optional<std::uint64_t> prefix = files->WaitForPrefix(id, hashed);
+    if (!prefix || state.failed()) return std::nullopt;
+    // The wait returns no new bytes only once the file is complete (it looks
+    // under SinkFiles' lock; reading f.complete here raced with receivers).
+    if (*prefix == hashed) break;
+    verify_feed->SetBusy(true);
+    while (hashed < *prefix) {
+      std::uint64_t n = 0;
+      if (std::optional<VerifyFeed::Block> b = verify_feed->Take(id, hashed)) {
+        // Written from this very buffer, and inside the prefix (it was recorded first).
+        digest.Update(b->buffer->data(), b->length);
+        n = b->length;
+      } else {
+        // Up to the next block boundary at most, so the block after it can come from the feed.
+        std::uint64_t want =
+            std::min({std::uint64_t{chunk.size()}, *prefix - hashed, block - hashed % block});
+        ssize_t got =
+            ::pread(fd, chunk.data(), static_cast<std::size_t>(want), static_cast<off_t>(hashed));
+        if (got <= 0) {
+          throw BraidError(ErrorCode::kTargetUnwritable,
+                           DescribeErrno(host, f.partial_path, got < 0 ? errno : EIO));
+        }
+        digest.Update(chunk.data(), static_cast<std::size_t>(got));
+        n = static_cast<std::uint64_t>(got);
+      }
+      hashed += n;
+      verify_feed->Hashed(n);
+    }
+  }
+  return digest.Finish();
 }
 
 FileDone SinkSession::Impl::Verdict(std::uint32_t id) {
@@ -388,19 +454,20 @@ FileDone SinkSession::Impl::Verdict(std::uint32_t id) {
   done.id = id;
   done.size = f.end_size.value_or(0);
   done.final_path = f.final_path;
-  if (!open.params.md5) return done;
-  if (!f.source_md5) {
+  if (!hashing()) return done;
+  std::string name(HashDisplayName(open.params.hash));
+  if (!f.source_digest) {
     throw BraidError(ErrorCode::kProtocol,
-                     "protocol error: source sent no MD5 for " + Where(f.final_path));
+                     "protocol error: source sent no " + name + " for " + Where(f.final_path));
   }
-  if (!sink_md5[id]) std::abort();  // queued for commit before it was hashed: a bug
-  done.has_md5 = true;
-  done.source_md5 = *f.source_md5;
-  done.sink_md5 = *sink_md5[id];
-  if (done.source_md5 != done.sink_md5) {
-    throw BraidError(ErrorCode::kIntegrity, "MD5 mismatch for " + Where(f.final_path) +
-                                                ": source " + ToHex(done.source_md5) + ", copy " +
-                                                ToHex(done.sink_md5));
+  if (!sink_digest[id]) std::abort();  // queued for commit before it was hashed: a bug
+  done.hash = open.params.hash;
+  done.source_digest = *f.source_digest;
+  done.sink_digest = *sink_digest[id];
+  if (done.source_digest != done.sink_digest) {
+    throw BraidError(ErrorCode::kIntegrity, name + " mismatch for " + Where(f.final_path) +
+                                                ": source " + ToHex(done.source_digest) +
+                                                ", copy " + ToHex(done.sink_digest));
   }
   return done;
 }
@@ -459,11 +526,12 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   ResumeSummary resumed =
       PrepareResume(*s.files, *s.journals, *s.checkpointer, s.open, s.host, callbacks.warn);
   s.files->Prepare(s.open.force);
-  s.sink_md5.resize(s.entries.size());
+  s.sink_digest.resize(s.entries.size());
+  if (s.hashing()) s.stream_digest.emplace(p.hash);
   std::size_t data_files = s.files->data_file_count();
 
   std::size_t buffers = 2 * p.streams + 2;
-  s.discard = plan.mode == TargetPlan::Mode::kStream && !p.md5 && IsNullDevice(st, exists);
+  s.discard = plan.mode == TargetPlan::Mode::kStream && !s.hashing() && IsNullDevice(st, exists);
   if (plan.mode == TargetPlan::Mode::kStream && !s.discard) {
     if (s.open.target == "-") {
       s.stream_fd.Reset(::dup(STDOUT_FILENO));
@@ -479,8 +547,8 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
     buffers = p.streams + kReorderBlocks + 1;
     std::uint64_t window = std::uint64_t{kReorderBlocks} * p.block_size;
     s.ordered = std::make_unique<OrderedWriter>(
-        window, [this, &s, id, md5 = p.md5](std::uint64_t offset, const std::uint8_t* data,
-                                            std::uint32_t length) {
+        window,
+        [this, &s, id](std::uint64_t offset, const std::uint8_t* data, std::uint32_t length) {
           std::uint32_t done = 0;
           while (done < length) {
             ssize_t n = ::write(s.stream_fd.get(), data + done, length - done);
@@ -491,7 +559,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
             }
             done += static_cast<std::uint32_t>(n);
           }
-          if (md5) s.stream_md5.Update(data, length);
+          if (s.stream_digest) s.stream_digest->Update(data, length);
           state_.bytes.fetch_add(length);
           s.files->RecordStreamed(id, offset, length);
         });
@@ -515,13 +583,26 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
           s.RecordWrite(id, position - s.order_base[id], data, length, std::nullopt);
         });
   }
+  std::size_t verify_held = 0;
+  if (s.hashing() && plan.mode != TargetPlan::Mode::kStream && !p.ordered) {
+    // Blocks arrive out of order by what the streams hold in flight; the
+    // verifier keeps up to 16 MiB of them (at least 2 blocks), in buffers of its own.
+    verify_held = std::clamp<std::size_t>(kVerifyHeldBytes / p.block_size, 2, 16);
+    buffers += verify_held;
+  }
   s.pool = std::make_unique<BufferPool>(p.block_size, buffers);
 
   bool stream_target = plan.mode == TargetPlan::Mode::kStream;
-  bool ordered_md5 = p.md5 && stream_target;
-  s.files->OnComplete([&s, md5 = p.md5, ordered_md5](std::uint32_t id) {
-    if (ordered_md5) s.sink_md5[id] = s.stream_md5.Finish();
-    if (!md5 || ordered_md5) s.commit_queue.Push(id);
+  bool ordered_digest = s.hashing() && stream_target;
+  if (s.hashing() && !stream_target) {
+    // Receivers hand a block over before they wait, so the feed fills past the
+    // lag it allows: half of it is room for those.
+    std::uint64_t ahead = std::max<std::uint64_t>(1, verify_held / 2) * p.block_size;
+    s.verify_feed = std::make_unique<VerifyFeed>(verify_held, ahead);
+  }
+  s.files->OnComplete([&s, ordered_digest](std::uint32_t id) {
+    if (ordered_digest) s.sink_digest[id] = s.stream_digest->Finish();
+    if (!s.hashing() || ordered_digest) s.commit_queue.Push(id);
   });
 
   if (!p.reverse) {
@@ -534,6 +615,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
     s.pool->Close();
     if (s.ordered) s.ordered->Abort();
     s.commit_queue.Abort();
+    if (s.verify_feed) s.verify_feed->Stop();
     if (s.listener) s.listener->Stop();
     std::lock_guard lock(s.mutex);
     for (auto& sock : s.sockets) sock->Shutdown();
@@ -580,7 +662,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   std::thread committer(state_.Guarded([&] { s.CommitAll(callbacks); }));
   std::thread checkpoints(state_.Guarded([&] { s.CheckpointLoop(state_); }));
   std::thread verifier;
-  if (p.md5 && !stream_target) verifier = std::thread(state_.Guarded([&] { s.Verify(state_); }));
+  if (s.verify_feed) verifier = std::thread(state_.Guarded([&] { s.Verify(state_); }));
 
   {
     std::unique_lock lock(s.mutex);

@@ -1,7 +1,7 @@
 #pragma once
 /// The receiving side of a transfer: listens, authenticates the streams,
 /// checks and writes every block where it belongs, verifies each file (per
-/// block checksum always, whole-file MD5 when asked) and renames it into place.
+/// block checksum always, whole-file digest with -E) and renames it into place.
 
 #include <functional>
 #include <memory>

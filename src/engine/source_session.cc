@@ -19,7 +19,7 @@
 #include "engine/buffer_pool.h"
 #include "engine/stream_setup.h"
 #include "engine/token_bucket.h"
-#include "security/md5_digest.h"
+#include "security/file_digest.h"
 #include "transport/block_codec.h"
 #include "transport/data_connector.h"
 #include "transport/data_socket.h"
@@ -42,7 +42,7 @@ constexpr auto kEchoWindow = std::chrono::milliseconds(500);
 struct OutFrame {
   FrameHeader header;
   BufferRef buffer;
-  Md5Value md5{};
+  DigestValue digest;  ///< a file end's, with -E
   bool pass_end = false;
 };
 
@@ -109,10 +109,11 @@ struct SourceSession::Impl {
     }
     park_cv.notify_all();
   }
-  /// Each file's MD5, kept for a file end the sink asks for again. Written by
-  /// the hasher before the pass ends; read by the reader only after a repair
-  /// request, which the queues order after it.
-  std::vector<std::optional<Md5Value>> file_md5;
+  /// Each file's digest (-E), kept for a file end the sink asks for again.
+  /// Written by the hasher before the pass ends; read by the reader only after
+  /// a repair request, which the queues order after it.
+  std::vector<std::optional<DigestValue>> file_digest;
+  bool hashing() const { return start.params.hash != HashAlgorithm::kNone; }
   std::function<void(const std::string&)> warn;
   std::optional<ListenPlan> listen_plan;  ///< -z
   std::function<void(const SourceReady&)> listening;
@@ -185,7 +186,7 @@ std::uint32_t SourceSession::Impl::ReadBlock(int fd, const SourceFile& f, const 
 }
 
 void SourceSession::Impl::ReadAll(TransferState& state) {
-  BlockScheduler scheduler(entries, start.params.block_size, start.resume, start.params.md5);
+  BlockScheduler scheduler(entries, start.params.block_size, start.resume, hashing());
   UniqueFd fd;
   std::uint32_t open_id = UINT32_MAX;
   while (!state.failed()) {
@@ -195,7 +196,7 @@ void SourceSession::Impl::ReadAll(TransferState& state) {
     if (step->kind == BlockStep::Kind::kFileEnd) {
       fd.Reset();
       open_id = UINT32_MAX;
-      if (start.params.md5) {
+      if (hashing()) {
         hash_queue.Push(HashItem{step->file_id, nullptr, 0, step->offset});
       } else {
         OutFrame end;
@@ -229,7 +230,7 @@ void SourceSession::Impl::ReadAll(TransferState& state) {
                                                          ": file shrank while it was being copied");
     }
     if (got == 0) continue;
-    if (start.params.md5) hash_queue.Push(HashItem{step->file_id, buffer, got, 0});
+    if (hashing()) hash_queue.Push(HashItem{step->file_id, buffer, got, 0});
     if (step->kind == BlockStep::Kind::kHashOnly) continue;  // the sink kept it
     OutFrame frame;
     frame.header = {.type = FrameType::kData,
@@ -241,7 +242,7 @@ void SourceSession::Impl::ReadAll(TransferState& state) {
     send_queue.Push(std::move(frame));
   }
   fd.Reset();
-  if (start.params.md5) {
+  if (hashing()) {
     hash_queue.Close();
   } else {
     EndPass();
@@ -266,14 +267,14 @@ void SourceSession::Impl::Repair(const std::vector<ResendRange>& ranges, Transfe
     if (r.length == 0) {
       OutFrame end;
       end.header = {.type = FrameType::kFileEnd, .file_id = r.file_id, .offset = f.entry.size};
-      if (start.params.md5) {
-        if (!file_md5[r.file_id]) {
+      if (hashing()) {
+        if (!file_digest[r.file_id]) {
           throw BraidError(ErrorCode::kProtocol,
                            "protocol error: the sink asked for the end of a file not yet read");
         }
-        end.header.flags = kFlagHasMd5;
-        end.header.length = 16;
-        end.md5 = *file_md5[r.file_id];
+        end.header.flags = kFlagHasDigest;
+        end.digest = *file_digest[r.file_id];
+        end.header.length = end.digest.size;
       }
       send_queue.Push(std::move(end));
       continue;
@@ -312,20 +313,20 @@ bool SourceSession::Impl::QueueBlock(int fd, const SourceFile& f, const BlockSte
 }
 
 void SourceSession::Impl::HashAll(TransferState& state) {
-  Md5Digest digest;
+  FileDigest digest(start.params.hash);
   while (std::optional<HashItem> item = hash_queue.Pop()) {
     if (item->buffer) {
       digest.Update(item->buffer->data(), item->length);
       continue;
     }
     OutFrame end;
+    end.digest = digest.Finish();
     end.header = {.type = FrameType::kFileEnd,
-                  .flags = kFlagHasMd5,
+                  .flags = kFlagHasDigest,
                   .file_id = item->file_id,
-                  .length = 16,
+                  .length = end.digest.size,
                   .offset = item->end_size};
-    end.md5 = digest.Finish();
-    file_md5[item->file_id] = end.md5;
+    file_digest[item->file_id] = end.digest;
     send_queue.Push(std::move(end));
   }
   if (!state.failed()) EndPass();
@@ -405,10 +406,10 @@ void SourceSession::Impl::SendFrame(DataSocket& socket, OutFrame& frame,
                                     std::optional<BlockCompressor>& compressor,
                                     std::atomic<std::uint64_t>& stream_sent, TransferState& state) {
   if (frame.header.type != FrameType::kData) {
-    std::span<const std::uint8_t> md5;
-    if ((frame.header.flags & kFlagHasMd5) != 0) md5 = frame.md5;
-    frame.header.checksum = PayloadChecksum(md5);
-    socket.SendFrame(frame.header, md5);
+    std::span<const std::uint8_t> digest;
+    if ((frame.header.flags & kFlagHasDigest) != 0) digest = frame.digest.view();
+    frame.header.checksum = PayloadChecksum(digest);
+    socket.SendFrame(frame.header, digest);
     return;
   }
   FrameHeader header = frame.header;  // the frame stays as it was, should it go back to the queue
@@ -434,7 +435,7 @@ void SourceSession::Impl::SendFrame(DataSocket& socket, OutFrame& frame,
 void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   Impl& s = *impl_;
   s.warn = warn;
-  s.file_md5.resize(s.files.size());
+  s.file_digest.resize(s.files.size());
   const TransferParams& p = s.start.params;
   // Without this, a congestion control this kernel lacks would surface as a failed connect.
   CheckCongestionControl(p.congestion_control, s.host);
@@ -457,7 +458,7 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   s.live_senders = s.sockets.size();
   // Enough buffers for every stream to have one in flight, the reader to run
   // ahead, and the hasher to lag a little without stalling the senders.
-  s.spare_buffers = p.md5 ? 8 : 4;
+  s.spare_buffers = s.hashing() ? 8 : 4;
   {
     auto pool = std::make_unique<BufferPool>(p.block_size, 2 * s.sockets.size() + s.spare_buffers);
     std::lock_guard lock(s.park_mutex);
@@ -486,7 +487,7 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
 
   std::vector<std::thread> producers;
   producers.emplace_back(state_.Guarded([&] { s.ReadAll(state_); }));
-  if (p.md5) producers.emplace_back(state_.Guarded([&] { s.HashAll(state_); }));
+  if (s.hashing()) producers.emplace_back(state_.Guarded([&] { s.HashAll(state_); }));
   std::vector<std::thread> senders;
   for (auto& sock : s.sockets) {
     DataSocket* raw = sock.get();

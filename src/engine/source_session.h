@@ -1,6 +1,6 @@
 #pragma once
 /// The sending side of a transfer: one reader thread fills page-aligned
-/// buffers in file order, an optional hasher computes each file's MD5 from
+/// buffers in file order, an optional hasher computes each file's digest (-E) from
 /// the same buffers, and one sender thread per stream pulls the next block
 /// from a shared queue, so a slow stream never holds the others back.
 

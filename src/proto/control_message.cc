@@ -20,6 +20,29 @@ void GetArray(WireReader& r, std::array<std::uint8_t, N>& out) {
   std::copy(b.begin(), b.end(), out.begin());
 }
 
+/// A hash algorithm byte; a value no version defines is a protocol error.
+HashAlgorithm GetHashAlgorithm(WireReader& r) {
+  std::uint8_t v = r.U8();
+  std::optional<HashAlgorithm> a = HashAlgorithmFromWire(v);
+  if (!a) WireReader::Fail("unknown hash algorithm " + std::to_string(v));
+  return *a;
+}
+
+/// A digest: u8 length and the bytes. The length must be the algorithm's
+/// (0 without one), so a peer cannot make either end read more or less.
+void PutDigest(WireWriter& w, const DigestValue& d) {
+  w.U8(d.size);
+  w.Bytes(d.view());
+}
+DigestValue GetDigest(WireReader& r, HashAlgorithm a) {
+  std::uint8_t n = r.U8();
+  if (n != DigestSize(a)) {
+    WireReader::Fail("a " + std::string(HashName(a)) + " digest of " + std::to_string(n) +
+                     " bytes");
+  }
+  return MakeDigestValue(r.Bytes(n));
+}
+
 void PutStrings(WireWriter& w, const std::vector<std::string>& v) {
   w.U32(static_cast<std::uint32_t>(v.size()));
   for (const auto& s : v) w.String(s);
@@ -37,7 +60,7 @@ void PutParams(WireWriter& w, const TransferParams& p) {
   w.U16(p.streams);
   w.U32(p.block_size);
   w.U64(p.window);
-  PutBool(w, p.md5);
+  w.U8(static_cast<std::uint8_t>(p.hash));
   w.Bytes(p.secret);
   w.Bytes(p.session);
   w.U64(p.rate);
@@ -58,7 +81,7 @@ TransferParams GetParams(WireReader& r) {
   p.streams = r.U16();
   p.block_size = r.U32();
   p.window = r.U64();
-  p.md5 = GetBool(r);
+  p.hash = GetHashAlgorithm(r);
   GetArray(r, p.secret);
   GetArray(r, p.session);
   if (p.streams < 1 || p.streams > 64) WireReader::Fail("stream count out of range");
@@ -326,9 +349,9 @@ struct Encoder {
     w.U16(static_cast<std::uint16_t>(MessageType::kFileDone));
     w.U32(m.id);
     w.U64(m.size);
-    PutBool(w, m.has_md5);
-    w.Bytes(m.source_md5);
-    w.Bytes(m.sink_md5);
+    w.U8(static_cast<std::uint8_t>(m.hash));
+    PutDigest(w, m.source_digest);
+    PutDigest(w, m.sink_digest);
     w.String(m.final_path);
   }
   void operator()(const Done& m) {
@@ -461,9 +484,9 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       FileDone m;
       m.id = r.U32();
       m.size = r.U64();
-      m.has_md5 = GetBool(r);
-      GetArray(r, m.source_md5);
-      GetArray(r, m.sink_md5);
+      m.hash = GetHashAlgorithm(r);
+      m.source_digest = GetDigest(r, m.hash);
+      m.sink_digest = GetDigest(r, m.hash);
       m.final_path = r.String(kMaxPathLength);
       return m;
     }

@@ -14,12 +14,12 @@
 #include "braid/error.h"
 #include "braid/file_entry.h"
 #include "braid/fsync_policy.h"
-#include "security/md5_digest.h"
+#include "security/file_digest.h"
 #include "security/session_secret.h"
 
 namespace braid {
 
-constexpr std::uint16_t kProtocolVersion = 1;
+constexpr std::uint16_t kProtocolVersion = 2;
 constexpr std::uint32_t kControlMagic = 0x42524149;  // "BRAI"
 constexpr std::size_t kMaxControlMessage = 16u << 20;
 constexpr std::size_t kMaxPathLength = 4096;
@@ -82,7 +82,7 @@ struct TransferParams {
   std::uint16_t streams = 4;
   std::uint32_t block_size = 1u << 20;
   std::uint64_t window = 0;
-  bool md5 = false;
+  HashAlgorithm hash = HashAlgorithm::kNone;  ///< -E: the end-to-end hash, or none
   Secret secret{};
   SessionId session{};
   std::uint64_t rate = 0;           ///< bytes/s over all streams; 0 = unlimited
@@ -184,9 +184,10 @@ struct Progress {
 struct FileDone {
   std::uint32_t id = 0;
   std::uint64_t size = 0;
-  bool has_md5 = false;
-  Md5Value source_md5{};
-  Md5Value sink_md5{};
+  /// The end-to-end hash both digests are of; kNone: no -E, both empty.
+  HashAlgorithm hash = HashAlgorithm::kNone;
+  DigestValue source_digest;
+  DigestValue sink_digest;
   std::string final_path;
 };
 /// server -> agent: this side finished its part.

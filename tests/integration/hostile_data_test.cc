@@ -8,6 +8,8 @@
 
 #include <chrono>
 
+#include "security/file_digest.h"
+#include "support/fake_peer.h"
 #include "support/hostile_fixture.h"
 #include "support/test_files.h"
 
@@ -21,6 +23,7 @@ struct Case {
   int exit_code;
   const char* message;  ///< part of braid's last line
   bool recursive = false;
+  const char* hash = nullptr;  ///< -E NAME
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.scenario; }
@@ -31,6 +34,7 @@ TEST_P(HostileFrameTest, IsRejected) {
   const Case& c = GetParam();
   std::vector<std::string> extra;
   if (c.recursive) extra.push_back("-r");
+  if (c.hash != nullptr) extra.insert(extra.end(), {"-E", c.hash});
   auto start = std::chrono::steady_clock::now();
   ProcessResult r = RunFakeSource(c.scenario, "want", extra);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -56,14 +60,38 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"file-end-wrong-size", 10, "file end disagrees with the announced size"},
                       // Fewer bytes than announced: the sink asks again, the source never
                       // delivers, and the sink gives up after idle passes instead of hanging.
-                      Case{"short-pass", 10, "does not send the data asked for again"}),
+                      Case{"short-pass", 10, "does not send the data asked for again"},
+                      // The decoder allows up to 32 bytes; the sink wants sha256's 32.
+                      Case{"digest-wrong-length", 10, "carries a digest of 16 bytes; sha256 has 32",
+                           false, "sha256"},
+                      // A digest with no hash asked for is as wrong as a short one.
+                      Case{"digest-wrong-length", 10, "carries a digest of 16 bytes; none has 0"}),
     [](const ::testing::TestParamInfo<Case>& info) {
       std::string name = info.param.scenario;
+      if (info.param.hash != nullptr) name += std::string("-") + info.param.hash;
       for (char& ch : name) {
         if (ch == '-') ch = '_';
       }
       return name;
     });
+
+TEST_F(HostileDataTest, DigestMismatchNamesTheFileTheAlgorithmAndBothValues) {
+  ProcessResult r = RunFakeSource("digest-mismatch", "want", {"-E", "sha256"});
+  EXPECT_FALSE(r.timed_out) << r.err;
+  EXPECT_EQ(r.exit_code, 12) << r.err;  // integrity
+  std::string content = FakeContent(100000);
+  FileDigest real(HashAlgorithm::kSha256);
+  real.Update(content.data(), content.size());
+  std::string lied;
+  for (int i = 0; i < 32; ++i) lied += "ab";
+  std::string want = "SHA256 mismatch for " + guard_.target() + "/want: source " + lied +
+                     ", copy " + ToHex(real.Finish());
+  EXPECT_NE(r.err.find(want), std::string::npos) << r.err;
+  // Not renamed into place, and the partial file is gone.
+  EXPECT_FALSE(Exists(guard_.target() + "/want")) << ListDir(guard_.target());
+  EXPECT_FALSE(Exists(guard_.target() + "/want.braid-part"));
+  ExpectNothingOutside();
+}
 
 TEST_F(HostileDataTest, OversizedControlMessageFromTheSource) {
   ProcessResult r = RunFakeSource("oversized-control", "want");

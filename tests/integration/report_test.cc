@@ -91,7 +91,7 @@ TEST_F(ReportTest, JsonIsTheOnlyThingOnStdoutAndAddsUp) {
   EXPECT_EQ(doc["end"]["files"].number, 1);
 }
 
-TEST_F(ReportTest, JsonWithMd5SendsTheMd5LinesToStderr) {
+TEST_F(ReportTest, JsonWithMd5SendsTheDigestLinesToStderr) {
   std::string src = dir + "/md5-src";
   std::string to = dir + "/md5-dst";
   WritePatternFile(src, 5 * kMiB + 17, 9);
@@ -99,8 +99,8 @@ TEST_F(ReportTest, JsonWithMd5SendsTheMd5LinesToStderr) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   JsonValue doc = ParseJson(r.out);
   ExpectConsistent(doc, 5 * kMiB + 17, 3);
-  EXPECT_TRUE(doc["end"]["md5_verified"].boolean);
-  EXPECT_TRUE(doc["start"]["options"]["md5"].boolean);
+  EXPECT_TRUE(doc["end"]["hash_verified"].boolean);
+  EXPECT_EQ(doc["start"]["options"]["hash"].string, "md5");
   EXPECT_NE(r.err.find(testing::FileMd5(src) + "  " + to), std::string::npos) << r.err;
 }
 

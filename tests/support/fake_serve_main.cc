@@ -98,6 +98,20 @@ bool PlayData(const std::string& scenario, int fd, const std::vector<FileEntry>&
       DataFrame(fd, 0, at, static_cast<std::uint32_t>(std::min<std::uint64_t>(block, n - at)));
     }
     FileEndFrame(fd, 0, n + 1);
+  } else if (scenario == "digest-wrong-length" || scenario == "digest-mismatch") {
+    // With -E sha256: every byte, then a file end whose digest is an MD5's
+    // length (16, not 32), or of the right length but not the file's.
+    for (std::uint64_t at = 0; at < n; at += block) {
+      DataFrame(fd, 0, at, static_cast<std::uint32_t>(std::min<std::uint64_t>(block, n - at)));
+    }
+    std::vector<std::uint8_t> digest(scenario == "digest-mismatch" ? 32 : 16, 0xab);
+    SendFrame(fd,
+              FrameHeader{.type = FrameType::kFileEnd,
+                          .flags = kFlagHasDigest,
+                          .length = static_cast<std::uint32_t>(digest.size()),
+                          .offset = n},
+              digest);
+    FinishPasses(fd, block);
   } else if (scenario == "short-pass") {
     // Half the file, its end, then passes that never bring the rest.
     if (SendFiles(fd, list, block, n / 2)) FinishPasses(fd, block);

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <vector>
 
-#include "security/md5_digest.h"
+#include "security/file_digest.h"
 
 namespace braid::testing {
 
@@ -62,15 +62,17 @@ bool SameContents(const std::string& a, const std::string& b, std::string* why) 
   }
 }
 
-std::string FileMd5(const std::string& path) {
+std::string FileMd5(const std::string& path) { return FileDigestHex(path, HashAlgorithm::kMd5); }
+
+std::string FileDigestHex(const std::string& path, HashAlgorithm algorithm) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return "";
-  Md5Digest md5;
+  FileDigest digest(algorithm);
   std::vector<char> buf(1 << 20);
   while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
-    md5.Update(buf.data(), static_cast<std::size_t>(in.gcount()));
+    digest.Update(buf.data(), static_cast<std::size_t>(in.gcount()));
   }
-  return ToHex(md5.Finish());
+  return ToHex(digest.Finish());
 }
 
 bool Exists(const std::string& path) {

@@ -78,7 +78,7 @@ TEST(CommandLineTest, Defaults) {
   EXPECT_EQ(o.window, 0u);
   EXPECT_EQ(o.block_size, kDefaultBlockSize);
   EXPECT_EQ(o.progress_interval, 0);
-  EXPECT_FALSE(o.md5);
+  EXPECT_EQ(o.hash, HashAlgorithm::kNone);
   EXPECT_FALSE(o.force);
   EXPECT_FALSE(o.recursive);
   EXPECT_FALSE(o.preserve);
@@ -196,15 +196,33 @@ TEST(CommandLineTest, Progress) {
   }
 }
 
-TEST(CommandLineTest, Md5) {
-  EXPECT_TRUE(Parse({"-e", "a", "b"}).options.md5);
-  EXPECT_TRUE(Parse({"-E", "md5", "a", "b"}).options.md5);
-  EXPECT_TRUE(Parse({"--md5-check", "md5", "a", "b"}).options.md5);
-  EXPECT_TRUE(Parse({"-E", "MD5", "a", "b"}).options.md5);
-  EXPECT_TRUE(Parse({"-e", "-E", "md5", "a", "b"}).options.md5);
-  EXPECT_TRUE(
-      Contains(UsageError({"-E", "sha1", "a", "b"}), "supports only \"md5\", got \"sha1\""));
-  UsageError({"-E", "", "a", "b"});
+TEST(CommandLineTest, HashNames) {
+  using H = HashAlgorithm;
+  EXPECT_EQ(Parse({"a", "b"}).options.hash, H::kNone);
+  EXPECT_EQ(Parse({"-e", "a", "b"}).options.hash, H::kMd5);
+  EXPECT_EQ(Parse({"-E", "md5", "a", "b"}).options.hash, H::kMd5);
+  EXPECT_EQ(Parse({"--hash", "md5", "a", "b"}).options.hash, H::kMd5);
+  EXPECT_EQ(Parse({"--md5-check", "md5", "a", "b"}).options.hash, H::kMd5);  // older spelling
+  EXPECT_EQ(Parse({"-E", "MD5", "a", "b"}).options.hash, H::kMd5);
+  EXPECT_EQ(Parse({"-e", "-E", "md5", "a", "b"}).options.hash, H::kMd5);
+  EXPECT_EQ(Parse({"-E", "sha256", "a", "b"}).options.hash, H::kSha256);
+  EXPECT_EQ(Parse({"-E", "SHA256", "a", "b"}).options.hash, H::kSha256);
+  EXPECT_EQ(Parse({"--hash=Sha256", "a", "b"}).options.hash, H::kSha256);
+  EXPECT_EQ(Parse({"-E", "xxh128", "a", "b"}).options.hash, H::kXxh128);
+  EXPECT_EQ(Parse({"-E", "XXH128", "a", "b"}).options.hash, H::kXxh128);
+  EXPECT_EQ(Parse({"-E", "md5", "-E", "xxh128", "a", "b"}).options.hash, H::kXxh128);  // last wins
+}
+
+TEST(CommandLineTest, HashFormsBraidDoesNotTakeAreUsageErrors) {
+  // bbcp's forms (%md5: checksum the source only, md5=HEX: compare with a
+  // given value, a32/c32: adler32/crc32) and anything else unknown.
+  for (const char* bad : {"%md5", "md5=0123456789abcdef0123456789abcdef", "a32", "c32", "sha1",
+                          "crc", "sha-256", "xxh64", "md5 ", ""}) {
+    std::string err = UsageError({"-E", bad, "a", "b"});
+    EXPECT_TRUE(Contains(err, "-E/--hash takes md5, sha256 or xxh128, got")) << bad << ": " << err;
+  }
+  EXPECT_TRUE(Contains(UsageError({"-e", "-E", "sha256", "a", "b"}),
+                       "-e means -E md5; it cannot be combined with -E sha256"));
   UsageError({"-e", "-E", "crc", "a", "b"});
 }
 
@@ -220,7 +238,7 @@ TEST(CommandLineTest, BooleanFlags) {
 
 TEST(CommandLineTest, BundledShortFlags) {
   const Options o = Parse({"-rfpe", "a", "b"}).options;
-  EXPECT_TRUE(o.recursive && o.force && o.preserve && o.md5);
+  EXPECT_TRUE(o.recursive && o.force && o.preserve && o.hash == HashAlgorithm::kMd5);
 }
 
 TEST(CommandLineTest, RemoteCommand) {
@@ -300,8 +318,8 @@ TEST(CommandLineTest, HelpPrintsAndExits) {
   EXPECT_TRUE(Contains(out, "braid -s 8 -P 2 -e big.dat user@dtn:/data/"));
   EXPECT_TRUE(Contains(out, "braid /dev/zero /dev/null --size 10G"));
   for (const char* option :
-       {"--streams", "--window", "--blocksize", "--progress", "--md5-check", "--force",
-        "--recursive", "--preserve", "--remote-cmd", "--identity", "--ssh-port", "--verbose",
+       {"--streams", "--window", "--blocksize", "--progress", "--hash", "--force", "--recursive",
+        "--preserve", "--remote-cmd", "--identity", "--ssh-port", "--verbose",
         "--accept-new-host-key", "--size", "--version", "--help"}) {
     EXPECT_TRUE(Contains(out, option)) << option;
   }
@@ -354,7 +372,7 @@ TEST(CommandLineTest, BbcpStyleExample) {
   const Options o = Parse({"-s", "8", "-P", "2", "-e", "big.dat", "user@dtn:/data/"}).options;
   EXPECT_EQ(o.streams, 8);
   EXPECT_EQ(o.progress_interval, 2.0);
-  EXPECT_TRUE(o.md5);
+  EXPECT_EQ(o.hash, HashAlgorithm::kMd5);
   EXPECT_EQ(o.sources[0].path, "big.dat");
   EXPECT_EQ(o.destination.user, "user");
   EXPECT_EQ(o.destination.host, "dtn");

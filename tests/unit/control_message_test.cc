@@ -74,7 +74,7 @@ void ExpectParamsEq(const TransferParams& a, const TransferParams& b) {
   EXPECT_EQ(a.streams, b.streams);
   EXPECT_EQ(a.block_size, b.block_size);
   EXPECT_EQ(a.window, b.window);
-  EXPECT_EQ(a.md5, b.md5);
+  EXPECT_EQ(a.hash, b.hash);
   EXPECT_EQ(a.secret, b.secret);
   EXPECT_EQ(a.session, b.session);
 }
@@ -84,7 +84,7 @@ TransferParams SampleParams() {
   p.streams = 17;
   p.block_size = 3u << 20;
   p.window = 0x0123456789ABCDEFull;
-  p.md5 = true;
+  p.hash = HashAlgorithm::kSha256;
   p.secret = Pattern<kSecretSize>(1);
   p.session = Pattern<kSessionIdSize>(200);
   return p;
@@ -152,7 +152,7 @@ SourceStart SampleSourceStart() {
   m.addresses = {"192.168.0.1", "fe80::1%eth0", "host.example"};
   m.port = 65535;
   m.params = SampleParams();
-  m.params.md5 = false;
+  m.params.hash = HashAlgorithm::kNone;
   m.params.streams = 64;
   return m;
 }
@@ -161,9 +161,9 @@ FileDone SampleFileDone() {
   FileDone m;
   m.id = 0xFFFFFFFFu;
   m.size = 1234567890123ull;
-  m.has_md5 = true;
-  m.source_md5 = Pattern<16>(5);
-  m.sink_md5 = Pattern<16>(99);
+  m.hash = HashAlgorithm::kSha256;
+  m.source_digest = MakeDigestValue(Pattern<32>(5));
+  m.sink_digest = MakeDigestValue(Pattern<32>(99));
   m.final_path = "/data/dst/top/file.bin";
   return m;
 }
@@ -448,12 +448,73 @@ TEST(ControlMessageTest, FileDoneRoundTrip) {
   FileDone out = RoundTrip(in);
   EXPECT_EQ(out.id, in.id);
   EXPECT_EQ(out.size, in.size);
-  EXPECT_EQ(out.has_md5, in.has_md5);
-  EXPECT_EQ(out.source_md5, in.source_md5);
-  EXPECT_EQ(out.sink_md5, in.sink_md5);
+  EXPECT_EQ(out.hash, in.hash);
+  EXPECT_EQ(out.source_digest, in.source_digest);
+  EXPECT_EQ(out.sink_digest, in.sink_digest);
   EXPECT_EQ(out.final_path, in.final_path);
-  in.has_md5 = false;
-  EXPECT_FALSE(RoundTrip(in).has_md5);
+  in.hash = HashAlgorithm::kXxh128;
+  in.source_digest = MakeDigestValue(Pattern<16>(7));
+  in.sink_digest = in.source_digest;
+  EXPECT_EQ(RoundTrip(in).sink_digest, in.sink_digest);
+  in.hash = HashAlgorithm::kNone;
+  in.source_digest = in.sink_digest = DigestValue{};
+  EXPECT_EQ(RoundTrip(in).hash, HashAlgorithm::kNone);
+}
+
+// The hash byte of params and FileDone: the values of HashAlgorithm decode, any
+// other is a protocol error, not a silent "no hash".
+void ExpectUnknownHashRejected(const ControlMessage& md5, const ControlMessage& sha256,
+                               const char* what) {
+  SCOPED_TRACE(what);
+  Bytes a = EncodeMessage(md5);
+  Bytes b = EncodeMessage(sha256);
+  std::size_t at = OnlyDifference(a, b);
+  EXPECT_EQ(a[at], 1);
+  EXPECT_EQ(b[at], 2);
+  for (std::uint8_t bad : {std::uint8_t{4}, std::uint8_t{0x80}, std::uint8_t{0xFF}}) {
+    Bytes c = a;
+    c[at] = bad;
+    EXPECT_EQ(DecodeError(c), ErrorCode::kProtocol) << "hash byte " << int{bad};
+  }
+}
+
+TEST(ControlMessageTest, UnknownHashAlgorithmInParamsIsRejected) {
+  SinkOpen a = SampleSinkOpen();
+  SinkOpen b = a;
+  a.params.hash = HashAlgorithm::kMd5;
+  b.params.hash = HashAlgorithm::kSha256;
+  ExpectUnknownHashRejected(a, b, "SinkOpen");
+  SourceStart c = SampleSourceStart();
+  SourceStart d = c;
+  c.params.hash = HashAlgorithm::kMd5;
+  d.params.hash = HashAlgorithm::kSha256;
+  ExpectUnknownHashRejected(c, d, "SourceStart");
+  c.params.hash = HashAlgorithm::kXxh128;
+  EXPECT_EQ(RoundTrip(c).params.hash, HashAlgorithm::kXxh128);
+}
+
+TEST(ControlMessageTest, FileDoneDigestOfTheWrongLengthIsRejected) {
+  FileDone m = SampleFileDone();  // sha256: 32-byte digests
+  Bytes good = EncodeMessage(m);
+  // type(2) id(4) size(8) hash(1), then the source digest's length byte.
+  constexpr std::size_t kLengthAt = 2 + 4 + 8 + 1;
+  ASSERT_EQ(good[kLengthAt], 32);
+  for (std::uint8_t n :
+       {std::uint8_t{0}, std::uint8_t{16}, std::uint8_t{31}, std::uint8_t{33}, std::uint8_t{255}}) {
+    Bytes bad = good;
+    bad[kLengthAt] = n;
+    EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol) << "length " << int{n};
+  }
+  // An MD5 FileDone that claims sha256 lengths, and one with no hash but a digest.
+  Bytes md5 = good;
+  md5[kLengthAt - 1] = 1;
+  EXPECT_EQ(DecodeError(md5), ErrorCode::kProtocol);
+  Bytes none = good;
+  none[kLengthAt - 1] = 0;
+  EXPECT_EQ(DecodeError(none), ErrorCode::kProtocol);
+  Bytes unknown = good;
+  unknown[kLengthAt - 1] = 9;
+  EXPECT_EQ(DecodeError(unknown), ErrorCode::kProtocol);
 }
 
 TEST(ControlMessageTest, DoneRoundTrip) {
@@ -647,22 +708,6 @@ TEST(ControlMessageTest, BadBooleansAreRejected) {
   a.recursive = false;
   b.recursive = true;
   ExpectBadBooleanRejected(a, b, "recursive");
-  a = b = SampleSinkOpen();
-  a.params.md5 = false;
-  b.params.md5 = true;
-  ExpectBadBooleanRejected(a, b, "SinkOpen md5");
-
-  SourceStart c = SampleSourceStart();
-  SourceStart d = c;
-  c.params.md5 = false;
-  d.params.md5 = true;
-  ExpectBadBooleanRejected(c, d, "SourceStart md5");
-
-  FileDone e = SampleFileDone();
-  FileDone f = e;
-  e.has_md5 = false;
-  f.has_md5 = true;
-  ExpectBadBooleanRejected(e, f, "has_md5");
 }
 
 TEST(ControlMessageTest, StreamCountOutOfRangeIsRejected) {

@@ -108,9 +108,11 @@ TEST(DataFrameTest, FileEndRoundTrip) {
   h.checksum = 0;
   ExpectHeaderEq(RoundTrip(h), h);
 
-  h.flags = kFlagHasMd5;
-  h.length = 16;
+  h.flags = kFlagHasDigest;
+  h.length = 16;  // md5, xxh128
   h.checksum = 0x12345678;
+  ExpectHeaderEq(RoundTrip(h), h);
+  h.length = 32;  // sha256
   ExpectHeaderEq(RoundTrip(h), h);
 
   h.offset = 0;  // an empty file
@@ -219,9 +221,9 @@ TEST(DataFrameTest, UncompressedWithTwoLengthsIsRejected) {
   EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
 }
 
-TEST(DataFrameTest, DataWithMd5FlagIsRejected) {
+TEST(DataFrameTest, DataWithDigestFlagIsRejected) {
   FrameHeader h = DataHeader();
-  h.flags = kFlagHasMd5;
+  h.flags = kFlagHasDigest;
   EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
 }
 
@@ -247,12 +249,14 @@ TEST(DataFrameTest, FileEndWithWrongLengthIsRejected) {
   h.type = FrameType::kFileEnd;
   h.file_id = 1;
   h.offset = 10;
-  h.length = 16;  // an MD5's worth, but not flagged
+  h.length = 16;  // a digest's worth, but not flagged
   EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
-  h.flags = kFlagHasMd5;
-  h.length = 0;  // flagged, but no MD5
+  h.flags = kFlagHasDigest;
+  h.length = 0;  // flagged, but no digest
   EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
-  for (std::uint32_t len : {1u, 15u, 17u, 32u}) {
+  // Longer than any digest: the receiver would otherwise read it. (Lengths up to
+  // 32 pass here; the receiver checks them against its algorithm.)
+  for (std::uint32_t len : {33u, 64u, 4096u, 0xFFFFFFFFu}) {
     h.length = len;
     EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol) << len;
   }
@@ -291,7 +295,7 @@ TEST(DataFrameTest, StreamEndWithPayloadOrFieldsIsRejected) {
   h.offset = 1;
   EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
   h = base;
-  h.flags = kFlagHasMd5;
+  h.flags = kFlagHasDigest;
   EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
   h = base;
   h.flags = kFlagCompressed;
@@ -368,7 +372,7 @@ TEST(DataFrameTest, ResendRoundTrip) {
 }
 
 TEST(DataFrameTest, ResendWithFlagsIsRejected) {
-  for (std::uint8_t flags : {kFlagCompressed, kFlagHasMd5, std::uint8_t{kKnownFlags}}) {
+  for (std::uint8_t flags : {kFlagCompressed, kFlagHasDigest, std::uint8_t{kKnownFlags}}) {
     FrameHeader h = ResendHeader();
     h.flags = flags;
     EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol) << int{flags};

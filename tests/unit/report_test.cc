@@ -203,7 +203,7 @@ ReportHeader SampleHeader() {
   o.streams = 8;
   o.block_size = 4u << 20;
   o.window = 16u << 20;
-  o.md5 = true;
+  o.hash = HashAlgorithm::kSha256;
   o.rate = 125000000;
   o.tos = 0x20;
   o.congestion_control = "bbr";
@@ -225,7 +225,9 @@ ReportEnd SampleEnd() {
   e.seconds = 2.0;
   e.files = 2;
   e.streams_used = 2;
-  e.md5_verified = true;
+  e.hash_verified = true;
+  e.digests = {{"dst/a", HashAlgorithm::kSha256, "ab01"},
+               {"dst/\"b", HashAlgorithm::kSha256, "cd"}};
   e.streams = {{0, 2000, 1, 110, 90}, {1, 2000, 3, 130, 95}};
   return e;
 }
@@ -246,7 +248,7 @@ TEST(JsonReportTest, IsValidJsonWithTheDocumentedKeys) {
   EXPECT_EQ(opts["streams"].number, 8);
   EXPECT_EQ(opts["block_size"].number, 4 << 20);
   EXPECT_EQ(opts["window"].number, 16 << 20);
-  EXPECT_TRUE(opts["md5"].boolean);
+  EXPECT_EQ(opts["hash"].string, "sha256");
   EXPECT_EQ(opts["rate"].number, 125000000);
   EXPECT_EQ(opts["tos"].number, 32);
   EXPECT_EQ(opts["cc"].string, "bbr");
@@ -280,7 +282,11 @@ TEST(JsonReportTest, IsValidJsonWithTheDocumentedKeys) {
   EXPECT_EQ(end["bits_per_second"].number, 16000);
   EXPECT_EQ(end["files"].number, 2);
   EXPECT_EQ(end["streams_used"].number, 2);
-  EXPECT_TRUE(end["md5_verified"].boolean);
+  EXPECT_TRUE(end["hash_verified"].boolean);
+  ASSERT_EQ(end["digests"].array.size(), 2u);
+  EXPECT_EQ(end["digests"].array[1]["path"].string, "dst/\"b");
+  EXPECT_EQ(end["digests"].array[0]["algorithm"].string, "sha256");
+  EXPECT_EQ(end["digests"].array[0]["value"].string, "ab01");
   ASSERT_EQ(end["streams"].array.size(), 2u);
   EXPECT_EQ(end["streams"].array[1]["retransmits"].number, 3);
   EXPECT_EQ(end["streams"].array[1]["max_rtt_us"].number, 130);
@@ -298,7 +304,7 @@ TEST(JsonReportTest, UnsetOptionsAreNullAndAnErrorIsReported) {
   EXPECT_EQ(v["start"]["options"]["tos"].type, JsonValue::Type::kNull);
   EXPECT_EQ(v["start"]["options"]["cc"].type, JsonValue::Type::kNull);
   EXPECT_EQ(v["start"]["options"]["window"].number, 0);
-  EXPECT_FALSE(v["start"]["options"]["md5"].boolean);
+  EXPECT_EQ(v["start"]["options"]["hash"].type, JsonValue::Type::kNull);
   EXPECT_TRUE(v["intervals"].array.empty());
   EXPECT_EQ(v["end"]["bits_per_second"].number, 0);  // no time: no rate, not NaN
   EXPECT_EQ(v["error"].string, "dst: No space left on device");
