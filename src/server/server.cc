@@ -202,7 +202,18 @@ class Server {
   /// Runs a session with a progress reporter beside it, then reports the end.
   template <typename Fn>
   void RunWork(TransferState& state, Fn fn) {
-    std::atomic<bool> done{false};
+    // The reporter waits on `wake` rather than sleeping, so that the end of a short copy
+    // is not held up by up to a whole progress period (it was 200 ms of a tiny copy's 215).
+    std::mutex wake_mutex;
+    std::condition_variable wake;
+    bool done = false;  ///< guarded by wake_mutex
+    auto finish = [&] {
+      {
+        std::lock_guard lock(wake_mutex);
+        done = true;
+      }
+      wake.notify_all();
+    };
     auto progress = [&] {
       Progress p;
       p.bytes = state.bytes.load();
@@ -216,25 +227,27 @@ class Server {
       return p;
     };
     std::thread reporter([&] {
-      while (!done.load()) {
-        std::this_thread::sleep_for(kProgressInterval);
+      std::unique_lock lock(wake_mutex);
+      while (!wake.wait_for(lock, kProgressInterval, [&] { return done; })) {
+        lock.unlock();
         try {
           channel_.Send(progress());
         } catch (const BraidError&) {
           return;
         }
+        lock.lock();
       }
     });
     try {
       fn();
-      done = true;
+      finish();
       reporter.join();
       // The final counts, so the agent's per-stream totals are exact, not 200 ms old.
       channel_.Send(progress());
       channel_.Send(Done{state.bytes.load(), state.files_done.load(), state.streams.load(),
                          state.wire_bytes.load()});
     } catch (const BraidError& e) {
-      done = true;
+      finish();
       reporter.join();
       if (e.code() != ErrorCode::kInterrupted) SendError(e);
     }
