@@ -115,7 +115,7 @@ struct StreamController::Impl {
   bool queued = false;      ///< the last window's RTT showed a queue at the bottleneck
   bool reprobe = false;     ///< the current probe left a hold: if it fails, go back, no search
   bool next_up = true;      ///< direction of the next re-probe: first up, in case a burst hid room
-  bool opening = true;      ///< the first baseline is still open, so the opening may leap
+  bool opening = true;      ///< no hold yet: the first climb is on, so the opening may leap
 
   // Polite mode.
   double inflated_s = 0;  ///< how long the RTT has been above the threshold, or
@@ -242,7 +242,6 @@ struct StreamController::Impl {
     if (min == max) return;  // nothing to decide
     switch (phase) {
       case Phase::kBaseline:
-        opening = false;
         base = current;
         base_rate = r;
         hi = 0;
@@ -267,12 +266,15 @@ struct StreamController::Impl {
     }
   }
 
-  /// The opening: while the first baseline is measured, a retransmission from a stream of a
+  /// The opening: during the first climb, a retransmission from a stream of a
   /// loss-based congestion control while the RTT shows no queue means random loss, not a
   /// full link, so every stream is capped below the link rate and many will pay. Going
   /// there at once saves the climb's windows, which a copy of seconds cannot afford.
   bool Leap(const StreamLedger::Interval& iv) {
-    if (!opening || polite || !loss_based || phase != Phase::kBaseline) return false;
+    if (!opening || polite || !loss_based || hi > 0) return false;
+    if (phase != Phase::kBaseline && phase != Phase::kProbeUp && phase != Phase::kConfirm) {
+      return false;
+    }
     if (!(iv.retrans > 0)) return false;
     const double look = std::max(t.look_s, t.look_rtts * RttS());
     const int target = std::min(std::clamp(t.leap_streams, min, max), MaxNow());
@@ -315,6 +317,7 @@ struct StreamController::Impl {
   /// `rate` is what this count was last measured to give (0 = not known), so that a path
   /// that changed while a probe was out shows up in the hold's first window.
   void EnterHold(int n, double rate) {
+    opening = false;
     SetCount(n);
     phase = Phase::kHold;
     hold_len = (current == held) ? std::min(t.hold_max_s, 2 * hold_len) : t.hold_min_s;

@@ -351,6 +351,37 @@ TEST(StreamControllerTest, BbrNeverLeapsOnLoss) {
   EXPECT_LE(loop.MaxStreams(0, 60), 4) << loop.Log();
 }
 
+TEST(StreamControllerTest, LeapsOnLossWithoutAQueueNotOnAnOverflowingQueue) {
+  // Slow start overflows the bottleneck: losses while the RTT is twice its floor say the
+  // link is full, not that it is lossy. Once the queue is gone, losses that go on are
+  // random, and the first climb leaps even though its first baseline is over.
+  StreamController ctl(Auto());
+  Clock::time_point now = Clock::time_point(std::chrono::seconds(5));
+  std::vector<StreamSample> s(64);
+  for (std::uint16_t i = 0; i < 64; ++i) s[i].index = i;
+  StreamDecision d = ctl.Update(now, s, 0);
+  std::string log;
+  double leapt_at = 0;
+  for (int tick = 1; tick <= 40; ++tick) {
+    const double t = tick * kTick;
+    const bool queue = t < 4;
+    for (int i = 0; i < d.streams; ++i) {
+      StreamSample& x = s[static_cast<std::size_t>(i)];
+      x.bytes += 10'000'000 / static_cast<std::uint64_t>(d.streams);
+      x.rtt_us = queue ? 100000 : 50000;
+      x.min_rtt_us = 50000;
+      x.retrans += 3;
+    }
+    now += std::chrono::milliseconds(200);
+    d = ctl.Update(now, s, d.streams);
+    if (d.news) log += std::to_string(t) + " " + d.reason + "\n";
+    if (leapt_at == 0 && d.streams == 16) leapt_at = t;
+  }
+  EXPECT_GE(leapt_at, 4) << log;
+  EXPECT_LE(leapt_at, 5.4) << log;
+  EXPECT_NE(log.find("loss without a queue"), std::string::npos) << log;
+}
+
 TEST(StreamControllerTest, StaysSmallWhenOneStreamFills) {
   Loop loop(OneStreamFills(), Auto());
   loop.RunFor(120);
