@@ -279,7 +279,10 @@ struct StreamController::Impl {
     const double look = std::max(t.look_s, t.look_rtts * RttS());
     const int target = std::min(std::clamp(t.leap_streams, min, max), MaxNow());
     if (since_change < look || target <= current) return false;
-    if (QueueAbove(std::max(srtt_us, iv.rtt_us))) return false;
+    // The streams' own RTT now (the kernel's srtt follows within a few RTTs), not the
+    // controller's 0.5 s average, which stays high for a second after a slow-start
+    // overflow has drained while the random losses that follow already count.
+    if (QueueAbove(iv.rtt_us > 0 ? iv.rtt_us : srtt_us)) return false;
     opening = false;
     Say("loss without a queue (" + std::to_string(std::lround(iv.retrans)) +
         " retransmitted, rtt " + Ms(srtt_us) + "): " + Arrow(current, target));
