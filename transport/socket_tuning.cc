@@ -120,4 +120,8 @@ std::string AvailableCongestionControl() {
   return ReadNameList("/proc/sys/net/ipv4/tcp_available_congestion_control");
 }
 
+std::string DefaultCongestionControl() {
+  return ReadNameList("/proc/sys/net/ipv4/tcp_congestion_control");
+}
+
 }  // namespace braid

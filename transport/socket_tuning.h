@@ -30,4 +30,8 @@ void CheckCongestionControl(const std::string& name, const std::string& host = "
 /// "" if unreadable.
 std::string AvailableCongestionControl();
 
+/// The congestion control new TCP sockets of this network namespace get
+/// (net.ipv4.tcp_congestion_control); "" if unreadable.
+std::string DefaultCongestionControl();
+
 }  // namespace braid

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -154,6 +155,7 @@ class Agent {
     open.device_size = options_.size;
     source_->Send(open);
     ReceiveFileList();
+    params.streams = StreamsWorthConnecting(params);
 
     SinkOpen sink_open;
     sink_open.target = options_.destination.path;
@@ -190,7 +192,7 @@ class Agent {
       }
       std::fprintf(stderr, "braid: %zu files, %s; %s; %d streams\n", files_,
                    total_ ? FormatBytes(*total_).c_str() : "size unknown", where.c_str(),
-                   options_.streams);
+                   static_cast<int>(params.streams));
       if (options_.tos >= 0) {
         std::fprintf(stderr, "braid: qos: tos 0x%02x\n", static_cast<unsigned>(options_.tos));
       }
@@ -272,6 +274,17 @@ class Agent {
     stall_.reset();
     progress_->Complete(Elapsed(), bytes_);
     if (report_) report_->Finish(Elapsed(), bytes_);
+  }
+
+  /// -s auto connects no more streams than the data has blocks: a stream that would carry
+  /// no block of its own costs a connection (and, over ssh, a round trip) and pays nothing.
+  /// A fixed -s N is what the user asked for; an unknown size (a pipe) may be anything.
+  std::uint16_t StreamsWorthConnecting(const TransferParams& params) const {
+    if (!options_.streams_auto || !total_ || params.block_size == 0) return params.streams;
+    const std::uint64_t blocks =
+        std::max<std::uint64_t>(1, (*total_ + params.block_size - 1) / params.block_size);
+    const std::uint64_t worth = std::max<std::uint64_t>(params.min_streams, blocks);
+    return static_cast<std::uint16_t>(std::min<std::uint64_t>(params.streams, worth));
   }
 
   /// "the sink on dtn" or "the local source", for the stall message.

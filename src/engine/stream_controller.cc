@@ -71,7 +71,7 @@ class WindowedMin {
   std::deque<std::pair<double, double>> buckets_;  ///< (start time, minimum)
 };
 
-enum class Phase { kBaseline, kProbeUp, kConfirm, kProbeDown, kHold };
+enum class Phase { kBaseline, kLeap, kProbeUp, kConfirm, kProbeDown, kHold };
 
 }  // namespace
 
@@ -80,6 +80,7 @@ struct StreamController::Impl {
   int min = 1;
   int max = kSlots;
   bool polite = false;
+  bool loss_based = true;
 
   // Inputs as of the previous call.
   bool started = false;
@@ -114,6 +115,7 @@ struct StreamController::Impl {
   bool queued = false;      ///< the last window's RTT showed a queue at the bottleneck
   bool reprobe = false;     ///< the current probe left a hold: if it fails, go back, no search
   bool next_up = true;      ///< direction of the next re-probe: first up, in case a burst hid room
+  bool opening = true;      ///< no hold yet: the first climb is on, so the opening may leap
 
   // Polite mode.
   double inflated_s = 0;  ///< how long the RTT has been above the threshold, or
@@ -129,7 +131,8 @@ struct StreamController::Impl {
       : t(c.tuning),
         min(std::clamp(c.min_streams, 1, kSlots)),
         max(std::clamp(c.max_streams, min, kSlots)),
-        polite(c.polite) {
+        polite(c.polite),
+        loss_based(c.loss_based) {
     current = std::clamp(t.start_streams, min, max);
     base = current;
     ceiling = max;
@@ -161,11 +164,15 @@ struct StreamController::Impl {
   }
   /// After a change: long enough for new streams to leave slow start and parked ones to drain.
   double Settle() const {
+    if (phase == Phase::kLeap) return std::max(t.leap_settle_s, t.leap_settle_rtts * RttS());
     return std::min(kMaxSettle, std::max(t.settle_s, t.settle_rtts * RttS()));
   }
   /// Long enough to average out a few sawteeth of every stream.
   double Measure() const {
-    return std::min(kMaxMeasure, std::max(t.measure_s, t.measure_rtts * RttS()));
+    const double m = phase == Phase::kLeap
+                         ? std::max(t.leap_measure_s, t.leap_measure_rtts * RttS())
+                         : std::max(t.measure_s, t.measure_rtts * RttS());
+    return std::min(kMaxMeasure, m);
   }
   /// The most streams worth trying now. Polite mode climbs into no queue, not even one it
   /// has not yet acted on.
@@ -214,6 +221,7 @@ struct StreamController::Impl {
     since_change += dt;
     if (phase == Phase::kHold) hold_s += dt;
     if (polite && Polite(dt)) return;
+    if (Leap(iv)) return;
     if (since_change < Settle()) return;
     window_s += dt;
     window_bytes += iv.bytes;
@@ -245,6 +253,8 @@ struct StreamController::Impl {
           EnterHold(current, r);
         }
         return;
+      case Phase::kLeap:
+        return JudgeLeap(r, honored);
       case Phase::kProbeUp:
         return JudgeUp(r, honored, steady);
       case Phase::kConfirm:
@@ -254,6 +264,48 @@ struct StreamController::Impl {
       case Phase::kHold:
         return JudgeHold(r);
     }
+  }
+
+  /// The opening: during the first climb, a retransmission from a stream of a
+  /// loss-based congestion control while the RTT shows no queue means random loss, not a
+  /// full link, so every stream is capped below the link rate and many will pay. Going
+  /// there at once saves the climb's windows, which a copy of seconds cannot afford.
+  bool Leap(const StreamLedger::Interval& iv) {
+    if (!opening || polite || !loss_based || hi > 0) return false;
+    if (phase != Phase::kBaseline && phase != Phase::kProbeUp && phase != Phase::kConfirm) {
+      return false;
+    }
+    if (!(iv.retrans > 0)) return false;
+    const double look = std::max(t.look_s, t.look_rtts * RttS());
+    const int target = std::min(std::clamp(t.leap_streams, min, max), MaxNow());
+    if (since_change < look || target <= current) return false;
+    // The streams' own RTT now (the kernel's srtt follows within a few RTTs), not the
+    // controller's 0.5 s average, which stays high for a second after a slow-start
+    // overflow has drained while the random losses that follow already count.
+    if (QueueAbove(iv.rtt_us > 0 ? iv.rtt_us : srtt_us)) return false;
+    opening = false;
+    Say("loss without a queue (" + std::to_string(std::lround(iv.retrans)) +
+        " retransmitted, rtt " + Ms(srtt_us) + "): " + Arrow(current, target));
+    phase = Phase::kLeap;
+    SetCount(target);
+    return true;
+  }
+
+  /// After the leap: a queue says the link is full, so hold there (the hold's re-probes
+  /// look for fewer); none says there is room, so climb on as from a baseline.
+  void JudgeLeap(double r, int honored) {
+    base = std::min(current, honored);
+    base_rate = r;
+    hi = 0;
+    reprobe = false;
+    if (honored < current) ceiling = std::max(min, honored);
+    if (queued || base >= MaxNow()) {
+      Say("hold at " + std::to_string(base) + ": " + Mbit(r) +
+          (queued ? ", the link is full" : ", the most allowed"));
+      return EnterHold(base, r);
+    }
+    Say("leap to " + std::to_string(base) + ": " + Mbit(r) + ", no queue");
+    StartUp(std::min(2 * base, MaxNow()));
   }
 
   void StartUp(int target) {
@@ -268,6 +320,7 @@ struct StreamController::Impl {
   /// `rate` is what this count was last measured to give (0 = not known), so that a path
   /// that changed while a probe was out shows up in the hold's first window.
   void EnterHold(int n, double rate) {
+    opening = false;
     SetCount(n);
     phase = Phase::kHold;
     hold_len = (current == held) ? std::min(t.hold_max_s, 2 * hold_len) : t.hold_min_s;

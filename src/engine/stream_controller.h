@@ -3,6 +3,8 @@
 /// threads). The caller feeds it the source's per-stream samples a few times a second;
 /// it answers how many streams should carry data, with a reason a user can read.
 ///
+/// A copy over a loss-based congestion control that sees loss without a queue in its
+/// first second goes straight to many streams (the opening), then searches from there.
 /// It searches for the smallest count that gives (nearly) the most throughput: double
 /// while each doubling pays, bisect between the last count that paid and the first that
 /// did not, hold, and re-probe (a quarter down, half up) now and then so it follows the
@@ -28,6 +30,10 @@ struct StreamControllerConfig {
   int min_streams = 1;   ///< never fewer (clamped to 1..64)
   int max_streams = 64;  ///< never more (clamped to min..64)
   bool polite = false;   ///< also back off when the RTT rises above its floor
+  /// The source's congestion control backs off on loss (cubic, reno): random loss then
+  /// caps every stream, and loss seen while no queue builds says that many will pay.
+  /// False for bbr, which fills a lossy link with one stream.
+  bool loss_based = true;
 
   /// The search's knobs. The defaults suit paths from LAN to ~300 ms RTT; tests and
   /// experiments may change them, the command line does not.
@@ -44,6 +50,15 @@ struct StreamControllerConfig {
     double hold_min_s = 5;         ///< first hold before a re-probe; doubles while the
     double hold_max_s = 60;        ///< re-probes confirm the count, up to this
     double max_gap_s = 5;          ///< a longer silence between calls is a clock jump
+    // The opening: loss-based streams that lose packets while the RTT shows no queue are
+    // loss-limited, so the copy goes straight to many streams instead of climbing to them.
+    int leap_streams = 16;       ///< where the opening goes (clamped to min..max)
+    double look_s = 0.3;         ///< the first streams must have sent this long (min)...
+    double look_rtts = 5;        ///< ...or this many RTTs, before a loss counts
+    double leap_settle_s = 0.5;  ///< the leap is judged after a shorter settle...
+    double leap_settle_rtts = 5;
+    double leap_measure_s = 0.5;  ///< ...and window: is there room for more?
+    double leap_measure_rtts = 10;
     // Polite mode.
     double rtt_ratio = 1.1;       ///< a queue counts once srtt > floor * ratio,
     double min_queue_ms = 5;      ///< but not below this much queue (LAN jitter),

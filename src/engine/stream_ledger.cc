@@ -19,7 +19,12 @@ StreamLedger::Interval StreamLedger::Absorb(std::span<const StreamSample> sample
     seen[s.index] = true;
     const std::uint64_t delta =
         have_prev_[s.index] && s.bytes >= prev_bytes_[s.index] ? s.bytes - prev_bytes_[s.index] : 0;
+    const std::uint32_t lost = have_prev_[s.index] && s.retrans >= prev_retrans_[s.index]
+                                   ? s.retrans - prev_retrans_[s.index]
+                                   : 0;
     prev_bytes_[s.index] = s.bytes;
+    prev_retrans_[s.index] = s.retrans;
+    iv.retrans += lost;
     have_prev_[s.index] = true;
     iv.bytes += static_cast<double>(delta);
     iv.stream_bytes[s.index] = static_cast<double>(delta);

@@ -22,6 +22,7 @@ class StreamLedger {
     double bytes = 0;     ///< payload sent by all streams since the last call
     double rtt_us = 0;    ///< byte-weighted RTT of the streams that moved data; 0 = none did
     double floor_us = 0;  ///< lowest min_rtt / rtt seen in the samples; 0 = none
+    double retrans = 0;   ///< segments all streams retransmitted since the last call
     std::array<double, kSlots> stream_bytes{};  ///< `bytes` per stream index
   };
 
@@ -45,6 +46,7 @@ class StreamLedger {
 
  private:
   std::array<std::uint64_t, kSlots> prev_bytes_{};
+  std::array<std::uint32_t, kSlots> prev_retrans_{};
   std::array<bool, kSlots> have_prev_{};
   std::array<double, kSlots> sending_s_{};  ///< how long each stream has sent without a pause
   std::array<double, kSlots> idle_s_{};     ///< how long each has sent nothing

@@ -118,6 +118,26 @@ TEST_F(ReportTest, JsonOverSshPushAndPull) {
   EXPECT_EQ(doc["start"]["source"].array.at(0).string, Remote(src));
 }
 
+TEST_F(ReportTest, AutoConnectsNoMoreStreamsThanTheDataHasBlocks) {
+  // One byte needs one stream, not the 64 that -s auto may use; a minimum is kept.
+  std::string tiny = dir + "/tiny";
+  WritePatternFile(tiny, 1, 5);
+  for (const auto& [spec, want] : {std::pair<std::string, int>{"auto", 1}, {"auto:3-64", 3}}) {
+    auto r = RunBraid({"--json", "-s", spec, tiny, Remote(dir + "/tiny-" + spec)});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectConsistent(ParseJson(r.out), 1, want);
+    EXPECT_EQ(testing::FileMd5(dir + "/tiny-" + spec), testing::FileMd5(tiny));
+  }
+  // 3 MiB and 5 bytes in 1 MiB blocks: four blocks, four streams at most.
+  std::string src = dir + "/four-blocks";
+  WritePatternFile(src, 3 * kMiB + 5, 6);
+  auto r = RunBraid({"--json", "-B", "1M", src, dir + "/four-blocks-copy"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  JsonValue doc = ParseJson(r.out);
+  EXPECT_LE(doc["end"]["streams"].array.size(), 4u) << r.out;
+  EXPECT_EQ(testing::FileMd5(dir + "/four-blocks-copy"), testing::FileMd5(src));
+}
+
 TEST_F(ReportTest, JsonReportsAFailureWithItsExitCode) {
   auto r = RunBraid({"--json", dir + "/does-not-exist", dir + "/x"});
   EXPECT_EQ(r.exit_code, 7) << r.err;

@@ -31,6 +31,21 @@ TEST(StreamLedgerTest, TurnsCumulativeCountsIntoDeltas) {
   EXPECT_EQ(iv.floor_us, 30000);
 }
 
+TEST(StreamLedgerTest, CountsRetransmissionsSinceTheLastCall) {
+  StreamLedger ledger;
+  std::vector<StreamSample> s = {Sample(0, 1000), Sample(1, 1000)};
+  s[0].retrans = 7;  // before the first call: not this interval's
+  EXPECT_EQ(ledger.Absorb(s).retrans, 0);
+  s[0].retrans = 9;
+  s[1].retrans = 1;
+  EXPECT_EQ(ledger.Absorb(s).retrans, 3);
+  // A restarted stream's counter goes back: nothing, not a wrapped huge number.
+  s[0].retrans = 2;
+  EXPECT_EQ(ledger.Absorb(s).retrans, 0);
+  s[0].retrans = 3;
+  EXPECT_EQ(ledger.Absorb(s).retrans, 1);
+}
+
 TEST(StreamLedgerTest, RestartedGoneAndOddStreamsCountNothingOnce) {
   StreamLedger ledger;
   ledger.Absorb(std::vector<StreamSample>{Sample(1, 9000), Sample(2, 100)});
