@@ -15,6 +15,7 @@
 #include "engine/stream_controller.h"
 #include "proto/control_channel.h"
 #include "transport/listen_plan.h"
+#include "transport/socket_tuning.h"
 
 namespace braid {
 namespace {
@@ -42,6 +43,13 @@ std::string SshServerAddress() {
   }
   std::size_t end = s.find(' ', pos);
   return s.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+}
+
+/// Whether the data streams' congestion control backs off on random loss, as cubic and
+/// reno do; bbr does not, and one bbr stream fills a lossy link. Unknown counts as lossy.
+bool LossBased(const std::string& asked) {
+  const std::string cc = asked.empty() ? DefaultCongestionControl() : asked;
+  return cc.rfind("bbr", 0) != 0;
 }
 
 class Server {
@@ -150,6 +158,7 @@ class Server {
       config.min_streams = start.params.min_streams;
       config.max_streams = start.params.streams;
       config.polite = start.params.polite;
+      config.loss_based = LossBased(start.params.congestion_control);
       controller_ = std::make_unique<StreamController>(config);
       polite_ = start.params.polite;
     }
