@@ -275,7 +275,7 @@ struct StreamController::Impl {
     if (phase != Phase::kBaseline && phase != Phase::kProbeUp && phase != Phase::kConfirm) {
       return false;
     }
-    if (!(iv.retrans > 0)) return false;
+    if (!(iv.retrans > 0) || RttS() * 1e3 < t.leap_min_rtt_ms) return false;
     const double look = std::max(t.look_s, t.look_rtts * RttS());
     const int target = std::min(std::clamp(t.leap_streams, min, max), MaxNow());
     if (since_change < look || target <= current) return false;

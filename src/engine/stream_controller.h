@@ -55,6 +55,10 @@ struct StreamControllerConfig {
     int leap_streams = 16;       ///< where the opening goes (clamped to min..max)
     double look_s = 0.3;         ///< the first streams must have sent this long (min)...
     double look_rtts = 5;        ///< ...or this many RTTs, before a loss counts
+    /// No leap below this RTT floor: there a retransmission is more likely a receiver that
+    /// fell behind (onto a disk, its socket buffer pruned) than loss on a path, and the
+    /// ordinary climb costs a short path little.
+    double leap_min_rtt_ms = 5;
     double leap_settle_s = 0.5;  ///< the leap is judged after a shorter settle...
     double leap_settle_rtts = 5;
     double leap_measure_s = 0.5;  ///< ...and window: is there room for more?

@@ -351,6 +351,34 @@ TEST(StreamControllerTest, BbrNeverLeapsOnLoss) {
   EXPECT_LE(loop.MaxStreams(0, 60), 4) << loop.Log();
 }
 
+TEST(StreamControllerTest, NoLeapOnAShortPath) {
+  // Loopback or a LAN onto a busy disk: the receiver falls behind, its socket buffer is
+  // pruned and the sender retransmits, with no queue and an RTT under a millisecond.
+  // That is no lossy path, and 16 writers onto one file made such a copy slower.
+  StreamController ctl(Auto());
+  Clock::time_point now = Clock::time_point(std::chrono::seconds(5));
+  std::vector<StreamSample> s(64);
+  for (std::uint16_t i = 0; i < 64; ++i) s[i].index = i;
+  StreamDecision d = ctl.Update(now, s, 0);
+  std::string log;
+  int most = d.streams;
+  for (int tick = 1; tick <= 15; ++tick) {  // 3 s: the whole of a 2 GiB local copy
+    for (int i = 0; i < d.streams; ++i) {
+      StreamSample& x = s[static_cast<std::size_t>(i)];
+      x.bytes += 200'000'000 / static_cast<std::uint64_t>(d.streams);
+      x.rtt_us = 300;
+      x.min_rtt_us = 200;
+      x.retrans += 5;
+    }
+    now += std::chrono::milliseconds(200);
+    d = ctl.Update(now, s, d.streams);
+    if (d.news) log += std::to_string(tick) + " " + d.reason + "\n";
+    most = std::max(most, d.streams);
+  }
+  EXPECT_EQ(log.find("loss without a queue"), std::string::npos) << log;
+  EXPECT_LE(most, 4) << log;
+}
+
 TEST(StreamControllerTest, LeapsOnLossWithoutAQueueNotOnAnOverflowingQueue) {
   // Slow start overflows the bottleneck: losses while the RTT is twice its floor say the
   // link is full, not that it is lossy. Once the queue is gone, losses that go on are
