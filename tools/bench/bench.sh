@@ -517,10 +517,13 @@ verify_file() {  # verify_file DST: identical to SRC, and nothing else left in R
   [[ -z $extra ]] || log "  note: left beside the target: $extra"
 }
 
-# On the real file system (mounted with discard) the previous run's deletes are still
-# being discarded after `sync`; a copy that starts then pays for them (seen: a tree copy
-# after another's rm -rf took twice as long), so give the disk a moment.
-settle_disk() { [[ $RUNDIR == "${TDIR[disk]:-/nonexistent}"/* ]] && sleep 1; return 0; }
+# Memory freed by the previous run's rm is handed back to the hypervisor about 2 s later
+# (free page reporting, order 9, in this VM), and the next 2 GiB written into the page cache
+# then costs a host fault per page: 2 GiB of pwrite took 0.2 s right after an rm and 1.8 s
+# five seconds later (docs/benchmarks.md). Whether a tool started before or after that
+# moment decided its time, so every copy starts after it: all pay the same, as a machine
+# that has not just freed memory would. The disk's discards of the rm settle meanwhile.
+settle_memory() { sleep 3; }
 
 # Every file copy starts from a page-cached source: this VM reclaims cold page
 # cache (a DAMON kthread), and a run that happens to read from disk measured
@@ -529,7 +532,7 @@ fresh_rundir() {
   rm -rf -- "$RUNDIR"; mkdir -p "$RUNDIR"
   [[ -f ${SRC:-} ]] && cat -- "$SRC" >/dev/null
   sync  # nobody pays for another run's (or the source's) writeback
-  settle_disk
+  settle_memory
   return 0
 }
 
@@ -647,7 +650,7 @@ small_prepare() {
   rm -rf -- "$RUNDIR"; mkdir -p "$SMALL_DST"
   find "$SMALL_SRC" -type f -exec cat -- {} + >/dev/null
   sync
-  settle_disk
+  settle_memory
 }
 verify_tree() {  # untimed: diff -r of the source tree and the copy
   [[ -d $SMALL_DST/tree ]] || { M_OK=0; M_ERR="no destination tree"; return; }
