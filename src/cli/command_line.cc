@@ -176,7 +176,7 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("-s,--streams", raw.streams,
                  "Parallel TCP data streams: a fixed count, 1 to 64, or 'auto' or 'auto:MIN-MAX' "
                  "to let braid pick how many carry data from RTT and throughput (default "
-                 "auto:1-64)")
+                 "auto:1-64; auto connects no more streams than the copy has blocks)")
       ->type_name("N");
   app.add_option("-w,--window", raw.window,
                  "Socket buffer size per stream (default: kernel autotuning)")
