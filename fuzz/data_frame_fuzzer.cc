@@ -34,7 +34,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (h.type == FrameType::kPassEnd) {
       BRAID_FUZZ_CHECK(h.file_id >= 1 && h.file_id <= kMaxStreamCount);
     }
-    if (h.type == FrameType::kFileEnd) BRAID_FUZZ_CHECK(h.length == 0 || h.length == 16);
+    if (h.type == FrameType::kFileEnd) {
+      // A digest of 1..kMaxDigestSize bytes exactly when flagged (sha256's is 32).
+      const bool flagged = (h.flags & kFlagHasDigest) != 0;
+      BRAID_FUZZ_CHECK(flagged ? h.length >= 1 && h.length <= kMaxDigestSize : h.length == 0);
+    }
     if (h.type == FrameType::kResend) {
       BRAID_FUZZ_CHECK(h.length <= max_payload && h.length % kResendRangeSize == 0);
     }
