@@ -195,7 +195,7 @@ void SinkFiles::StartWriteback(const SinkFile& f, int fd, std::uint64_t offset,
   // -y none leaves the page cache to the kernel, as the peers do. Otherwise
   // the block goes to the disk now, while later blocks still arrive, instead
   // of all at once in the checkpoint's or the final fdatasync: onto ext4 that
-  // halved the syncs' time and cut the writes' (docs/durability.md). Only
+  // halved the syncs' time and cut the writes' (docs/benchmarks.md, "Onto a real disk"). Only
   // starts the writeback; an error shows in the fdatasync that follows.
   // Small files are left to their batch's syncfs, which writes them out
   // together: one IO each as they arrive made a tree of 4 KiB files slower.
