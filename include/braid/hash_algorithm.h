@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string_view>
 
@@ -25,49 +26,24 @@ constexpr std::size_t kMaxDigestSize = 32;
 /// What -E accepts, for error messages.
 constexpr std::string_view kHashChoices = "md5, sha256 or xxh128";
 
-constexpr std::size_t DigestSize(HashAlgorithm a) {
-  switch (a) {
-    case HashAlgorithm::kMd5:
-      return 16;
-    case HashAlgorithm::kSha256:
-      return 32;
-    case HashAlgorithm::kXxh128:
-      return 16;
-    case HashAlgorithm::kNone:
-      break;
-  }
-  return 0;
+/// One row per algorithm, in enum order: the name -E takes and messages show, the digest size.
+struct HashInfo {
+  std::string_view name;     ///< lower case: "md5", "sha256", "xxh128" ("none" for kNone)
+  std::string_view display;  ///< upper case for messages ("MD5 mismatch", "SHA256 verified")
+  std::size_t digest_size;
+};
+constexpr HashInfo kHashInfo[] = {
+    {"none", "none", 0}, {"md5", "MD5", 16}, {"sha256", "SHA256", 32}, {"xxh128", "XXH128", 16}};
+static_assert(std::size(kHashInfo) == static_cast<std::size_t>(HashAlgorithm::kXxh128) + 1);
+/// A value outside the enum (none decodes from the wire) reads as kNone, as before.
+constexpr const HashInfo& InfoOf(HashAlgorithm a) {
+  const auto i = static_cast<std::size_t>(a);
+  return i < std::size(kHashInfo) ? kHashInfo[i] : kHashInfo[0];
 }
 
-/// Lower-case name: "md5", "sha256", "xxh128" ("none" for kNone).
-constexpr std::string_view HashName(HashAlgorithm a) {
-  switch (a) {
-    case HashAlgorithm::kMd5:
-      return "md5";
-    case HashAlgorithm::kSha256:
-      return "sha256";
-    case HashAlgorithm::kXxh128:
-      return "xxh128";
-    case HashAlgorithm::kNone:
-      break;
-  }
-  return "none";
-}
-
-/// Upper-case name for messages ("MD5 mismatch", "SHA256 verified").
-constexpr std::string_view HashDisplayName(HashAlgorithm a) {
-  switch (a) {
-    case HashAlgorithm::kMd5:
-      return "MD5";
-    case HashAlgorithm::kSha256:
-      return "SHA256";
-    case HashAlgorithm::kXxh128:
-      return "XXH128";
-    case HashAlgorithm::kNone:
-      break;
-  }
-  return "none";
-}
+constexpr std::size_t DigestSize(HashAlgorithm a) { return InfoOf(a).digest_size; }
+constexpr std::string_view HashName(HashAlgorithm a) { return InfoOf(a).name; }
+constexpr std::string_view HashDisplayName(HashAlgorithm a) { return InfoOf(a).display; }
 
 /// The algorithm a user named, in any letter case; nullopt for anything else
 /// (bbcp's "%md5", "md5=HEX", "a32", "c32" included).
