@@ -1,5 +1,7 @@
 #include "proto/control_channel.h"
 
+#include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "braid/wire.h"
@@ -18,12 +20,18 @@ void ControlChannel::Send(const ControlMessage& message) {
 bool ControlChannel::ReadExactly(std::uint8_t* out, std::size_t n) {
   std::size_t got = 0;
   while (got < n) {
-    std::size_t r = stream_.ReadSome(out + got, n - got);
-    if (r == 0) {
-      if (got == 0) return false;
-      WireReader::Fail("control stream ended inside a message");
+    if (ahead_begin_ == ahead_end_) {
+      ahead_begin_ = 0;
+      ahead_end_ = stream_.ReadSome(read_ahead_.data(), read_ahead_.size());
+      if (ahead_end_ == 0) {
+        if (got == 0) return false;
+        WireReader::Fail("control stream ended inside a message");
+      }
     }
-    got += r;
+    std::size_t take = std::min(n - got, ahead_end_ - ahead_begin_);
+    std::memcpy(out + got, read_ahead_.data() + ahead_begin_, take);
+    ahead_begin_ += take;
+    got += take;
   }
   return true;
 }

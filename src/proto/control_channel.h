@@ -2,8 +2,10 @@
 /// Length-prefixed control messages over a ByteStream (ssh channel or pipe).
 /// One thread receives; any thread may send.
 
+#include <cstdint>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "braid/byte_stream.h"
 #include "proto/control_message.h"
@@ -28,6 +30,11 @@ class ControlChannel {
 
   ByteStream& stream_;
   std::mutex send_mutex_;
+  /// Bytes read ahead of the message being decoded (receiving thread only): a
+  /// run of small messages, a tree's file-done reports, costs one read, not two each.
+  std::vector<std::uint8_t> read_ahead_ = std::vector<std::uint8_t>(64 * 1024);
+  std::size_t ahead_begin_ = 0;
+  std::size_t ahead_end_ = 0;
 };
 
 }  // namespace braid

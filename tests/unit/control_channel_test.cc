@@ -26,12 +26,14 @@ class FakeStream : public ByteStream {
  public:
   FakeStream() = default;
   explicit FakeStream(Bytes contents) : data_(std::move(contents)) {}
+  /// `whole`: each read hands out all it may, as a pipe holding a burst does.
+  FakeStream(Bytes contents, bool whole) : data_(std::move(contents)), whole_(whole) {}
 
   std::size_t ReadSome(void* buf, std::size_t n) override {
     std::lock_guard lock(mutex_);
     ++reads_;
     if (n == 0 || pos_ == data_.size()) return 0;
-    std::size_t chunk = 1 + (reads_ % 3);
+    std::size_t chunk = whole_ ? n : 1 + (reads_ % 3);
     chunk = std::min({chunk, n, data_.size() - pos_});
     std::memcpy(buf, data_.data() + pos_, chunk);
     pos_ += chunk;
@@ -66,6 +68,7 @@ class FakeStream : public ByteStream {
   std::size_t pos_ = 0;
   std::size_t reads_ = 0;
   bool closed_ = false;
+  bool whole_ = false;
 };
 
 /// u32 big-endian length followed by `body`.
@@ -152,6 +155,25 @@ TEST(ControlChannelTest, SeveralMessagesRoundTripThroughSmallReads) {
   EXPECT_EQ(stream.unread(), 0u);
   // Reads were really split: far more ReadSome calls than messages.
   EXPECT_GT(stream.reads(), 20u);
+}
+
+TEST(ControlChannelTest, ABurstOfSmallMessagesCostsFewReads) {
+  Bytes burst;
+  for (std::uint32_t i = 0; i < 1000; ++i) {
+    Bytes one = Framed(EncodeMessage(Warning{"file " + std::to_string(i)}));
+    burst.insert(burst.end(), one.begin(), one.end());
+  }
+  FakeStream stream(burst, /*whole=*/true);
+  ControlChannel channel(stream);
+  for (std::uint32_t i = 0; i < 1000; ++i) {
+    auto m = channel.Receive();
+    ASSERT_TRUE(m.has_value()) << i;
+    ASSERT_TRUE(std::holds_alternative<Warning>(*m));
+    EXPECT_EQ(std::get<Warning>(*m).message, "file " + std::to_string(i));
+  }
+  EXPECT_FALSE(channel.Receive().has_value());
+  // About 15 KB: one read, or two where a read ends inside a message, and the end.
+  EXPECT_LE(stream.reads(), 3u);
 }
 
 TEST(ControlChannelTest, LargeMessageIsReassembled) {
