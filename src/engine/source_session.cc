@@ -35,6 +35,8 @@ constexpr auto kAcceptIdle = std::chrono::seconds(3);
 /// A stream that dies because the whole transfer is failing dies moments
 /// before the agent's abort arrives; only a death without one is news.
 constexpr auto kEchoWindow = std::chrono::milliseconds(500);
+/// Files from this size on are read with doubled readahead.
+constexpr std::uint64_t kSequentialMinSize = 1u << 20;
 
 /// One frame waiting to be sent: a block (payload in `buffer`), a file end,
 /// or the end of a pass (`pass_end`: the sender ends its pass and waits for the
@@ -213,7 +215,9 @@ void SourceSession::Impl::ReadAll(TransferState& state) {
         fd.Reset(::open(f.local_path.c_str(), O_RDONLY | O_CLOEXEC));
       }
       if (!fd.valid()) ReadFailed(f, errno);
-      if (f.entry.kind == FileKind::kRegular) {
+      // Readahead doubles for a file read straight through; a small file is
+      // read in one go, and the call cost a syscall per file of a tree.
+      if (f.entry.kind == FileKind::kRegular && f.entry.size >= kSequentialMinSize) {
         ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
       }
       open_id = step->file_id;
