@@ -34,10 +34,13 @@ void JournalFiles::Fail(const std::string& path, int err) const {
   throw BraidError(ErrorCodeForTargetErrno(err), DescribeErrno(host_, path, err));
 }
 
-void JournalFiles::SetPath(std::uint32_t id, std::string path, std::uint64_t reserve) {
+void JournalFiles::SetPath(std::uint32_t id, std::string path, std::uint64_t reserve,
+                           bool may_exist) {
   std::lock_guard lock(mutex_);
-  files_[id].path = std::move(path);
-  files_[id].reserve = reserve;
+  Open& j = files_[id];
+  j.path = std::move(path);
+  j.reserve = reserve;
+  j.may_exist = may_exist;
 }
 
 namespace {
@@ -92,6 +95,7 @@ void JournalFiles::Append(std::uint32_t id, bool create, std::span<const std::ui
     int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT | O_TRUNC : 0);
     j.fd.Reset(::open(j.path.c_str(), flags, 0600));
     if (!j.fd.valid()) Fail(j.path, errno);
+    j.may_exist = true;
     struct stat st {};
     if (::fstat(j.fd.get(), &st) != 0) Fail(j.path, errno);
     j.size = static_cast<std::uint64_t>(st.st_size);
@@ -112,6 +116,7 @@ void JournalFiles::Rewrite(std::uint32_t id, std::span<const std::uint8_t> bytes
   std::string temp = j.path + ".new";
   UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd.valid()) Fail(temp, errno);
+  j.may_exist = true;
   int err = WriteAll(fd.get(), bytes);
   if (err == 0 && ::fdatasync(fd.get()) != 0) err = errno;
   if (err == 0 && ::rename(temp.c_str(), j.path.c_str()) != 0) err = errno;
@@ -129,7 +134,7 @@ void JournalFiles::Remove(std::uint32_t id) {
   auto it = files_.find(id);
   if (it == files_.end()) return;
   it->second.fd.Reset();
-  ::unlink(it->second.path.c_str());
+  if (it->second.may_exist) ::unlink(it->second.path.c_str());
   it->second.size = 0;
 }
 

@@ -22,8 +22,10 @@ class JournalFiles {
 
   /// Names where file `id`'s journal lives, and how large it can grow: that
   /// much is reserved when it is created, so a full disk cannot refuse the
-  /// records that say what a failed copy kept.
-  void SetPath(std::uint32_t id, std::string path, std::uint64_t reserve = 0);
+  /// records that say what a failed copy kept. `may_exist` false: the caller
+  /// knows there is no journal there yet, so Remove need not unlink one.
+  void SetPath(std::uint32_t id, std::string path, std::uint64_t reserve = 0,
+               bool may_exist = true);
   /// Reads and decodes a journal. nullopt when there is none; a journal that
   /// is not a valid braid journal is reported in `why` and treated as none.
   std::optional<DecodedJournal> Load(std::uint32_t id, std::string* why) const;
@@ -44,6 +46,7 @@ class JournalFiles {
     UniqueFd fd;
     std::uint64_t size = 0;
     std::uint64_t reserve = 0;
+    bool may_exist = true;  ///< false until this process creates it, when known absent
   };
   std::string host_;
   mutable std::mutex mutex_;

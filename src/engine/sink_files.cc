@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <map>
 
 #include "braid/error.h"
 
@@ -75,6 +76,19 @@ void SinkFiles::Reject(const std::string& why) {
   throw BraidError(ErrorCode::kProtocol, "protocol error: " + why);
 }
 
+void SinkFiles::FindNewDirectories() {
+  if (plan_.mode == TargetPlan::Mode::kStream) return;
+  std::map<std::string, bool> missing;  ///< directory -> it does not exist
+  for (auto& f : files_) {
+    auto [it, inserted] = missing.try_emplace(Parent(f.final_path), false);
+    if (inserted) {
+      struct stat st {};
+      it->second = ::lstat(it->first.c_str(), &st) != 0 && errno == ENOENT;
+    }
+    f.in_new_directory = it->second;
+  }
+}
+
 void SinkFiles::Prepare(bool force) {
   if (plan_.mode == TargetPlan::Mode::kStream) return;
   std::string root = plan_.mode == TargetPlan::Mode::kAsTarget ? Parent(plan_.base) : plan_.base;
@@ -85,7 +99,7 @@ void SinkFiles::Prepare(bool force) {
   for (auto& f : files_) {
     const std::string& path = f.final_path;
     struct stat existing {};
-    bool exists = ::lstat(path.c_str(), &existing) == 0;
+    bool exists = !f.in_new_directory && ::lstat(path.c_str(), &existing) == 0;
     switch (f.entry.kind) {
       case FileKind::kDirectory:
         if (exists && S_ISDIR(existing.st_mode)) break;

@@ -42,6 +42,10 @@ struct SinkFile {
   bool committed = false;  ///< renamed into place
   bool resumed = false;    ///< the partial file holds kept data: open it without truncating
   bool in_place = false;   ///< an earlier run completed it: nothing to copy
+  /// Its directory did not exist when the copy began, so nothing can be at its
+  /// final, partial or journal path: the checks for them are skipped (a tree
+  /// of 10,000 small files spent four failed lookups a file on them).
+  bool in_new_directory = false;
 };
 
 class SinkFiles {
@@ -52,6 +56,9 @@ class SinkFiles {
   void SetFsync(FsyncPolicy policy) { fsync_ = policy; }
   FsyncPolicy fsync() const { return fsync_; }
 
+  /// Marks the entries whose directory does not exist yet (one lstat per
+  /// directory). Call before PrepareResume and Prepare, which then skip them.
+  void FindNewDirectories();
   /// Creates directories and links, and refuses to replace existing files
   /// unless `force`. With -y dd, syncs the directories that gained them.
   /// Throws BraidError naming host and path.

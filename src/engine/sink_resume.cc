@@ -15,6 +15,7 @@ namespace {
 
 TargetState Inspect(const SinkFile& f) {
   TargetState t;
+  if (f.in_new_directory) return t;
   struct stat st {};
   if (::lstat(f.final_path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
     t.final_is_file = true;
@@ -71,9 +72,11 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
     std::uint64_t records = f.entry.size / open.params.block_size + 16;
     journals.SetPath(
         id, JournalPath(f.final_path),
-        std::min<std::uint64_t>(kJournalHeaderSize + records * kJournalRecordSize, 64u << 20));
+        std::min<std::uint64_t>(kJournalHeaderSize + records * kJournalRecordSize, 64u << 20),
+        /*may_exist=*/!f.in_new_directory);
     std::string why;
-    std::optional<DecodedJournal> journal = journals.Load(id, &why);
+    std::optional<DecodedJournal> journal;
+    if (!f.in_new_directory) journal = journals.Load(id, &why);
     if (!why.empty()) {
       warn(Where(host, JournalPath(f.final_path)) + ": ignoring the resume journal (" + why + ")");
     }

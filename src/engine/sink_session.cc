@@ -523,6 +523,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   s.journals = std::make_unique<JournalFiles>(s.host);
   s.checkpoint_io = std::make_unique<SinkCheckpointIo>(*s.files, *s.journals);
   s.checkpointer = std::make_unique<Checkpointer>(*s.checkpoint_io);
+  s.files->FindNewDirectories();
   ResumeSummary resumed =
       PrepareResume(*s.files, *s.journals, *s.checkpointer, s.open, s.host, callbacks.warn);
   s.files->Prepare(s.open.force);

@@ -44,6 +44,12 @@ struct Syncs {
     for (const auto& l : lines) n += l.find(call + "(") != std::string::npos ? 1 : 0;
     return n;
   }
+  /// Calls whose line mentions `text` (a path, a flag).
+  int Mentioning(const std::string& text) const {
+    int n = 0;
+    for (const auto& l : lines) n += l.find(text) != std::string::npos ? 1 : 0;
+    return n;
+  }
   /// fsync calls on exactly this directory.
   int DirectoryFsyncs(const std::string& dir) const {
     int n = 0;
@@ -88,24 +94,27 @@ class FsyncTest : public ::testing::Test {
     EXPECT_EQ(fs::read_symlink(b + "/c/link"), "top.bin");
   }
 
-  /// Runs a local copy under strace -f (the local servers are its children).
-  Syncs Traced(std::vector<std::string> args) {
+  /// Runs a local copy under strace -f (the local servers are its children),
+  /// tracing `calls` (strace's -e trace=), with `flags` (-Z: failed calls only).
+  Syncs Traced(std::vector<std::string> args, const std::string& calls = "fdatasync,fsync,syncfs",
+               const std::vector<std::string>& flags = {}) {
     std::string log = dir + "/strace.log";
     fs::remove(log);
     // LeakSanitizer cannot run under ptrace and aborts the traced process at exit.
     const char* asan = std::getenv("ASAN_OPTIONS");
     std::string no_leak_check =
         "ASAN_OPTIONS=" + std::string(asan != nullptr ? asan : "") + ":detect_leaks=0";
-    std::vector<std::string> argv{"env", no_leak_check, "strace",    "-f",
-                                  "-qq", "-y",          "-e",        "trace=fdatasync,fsync,syncfs",
-                                  "-o",  log,           BRAID_BINARY};
+    std::vector<std::string> argv{"env", no_leak_check, "strace", "-f",          "-qq", "-y",
+                                  "-e",  "trace=" + calls, "-e",  "signal=none", "-o",  log};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.push_back(BRAID_BINARY);
     argv.insert(argv.end(), args.begin(), args.end());
     auto r = RunProcess(argv);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     Syncs s;
     std::ifstream in(log);
     for (std::string line; std::getline(in, line);) {
-      if (line.find("sync") != std::string::npos) s.lines.push_back(line);
+      if (line.find('(') != std::string::npos) s.lines.push_back(line);
     }
     return s;
   }
@@ -181,6 +190,26 @@ TEST_F(FsyncTest, DataAndDirectoriesSyncsEveryDirectoryThatGainedAName) {
   // that gained a file, a directory or a link.
   for (const std::string& d : {dir, dst, dst + "/a", dst + "/a/b", dst + "/c"}) {
     EXPECT_GE(s.DirectoryFsyncs(d), 1) << d << "\n" << s.All();
+  }
+}
+
+/// A tree copied into a directory that does not exist yet: the sink knows that
+/// nothing can be under its names, and looks for no partial file or journal there.
+TEST_F(FsyncTest, ATreeIntoANewDirectoryLooksForNoPartialOrJournal) {
+  if (!HaveStrace()) GTEST_SKIP() << "strace is not installed";
+  std::string tree = MakeTree("fresh-tree");
+  for (int i = 0; i < 40; ++i) {
+    WritePatternFile(tree + "/a/small" + std::to_string(i), 100 + static_cast<std::uint64_t>(i),
+                     static_cast<std::uint64_t>(i));
+  }
+  std::string dst = dir + "/fresh-tree.dst";
+  Syncs failed = Traced({"-r", tree, dst}, "openat,newfstatat,statx,access,unlink", {"-Z"});
+  ExpectSameTree(tree, dst);
+  EXPECT_EQ(failed.Mentioning(".braid-part"), 0) << failed.All();
+  EXPECT_EQ(failed.Mentioning(".braid-journal"), 0) << failed.All();
+  for (int i = 0; i < 40; ++i) {
+    std::string rel = "/a/small" + std::to_string(i);
+    EXPECT_TRUE(SameContents(tree + rel, dst + rel)) << rel;
   }
 }
 
