@@ -31,6 +31,9 @@ struct SinkFile {
   std::string final_path;
   std::string partial_path;
   UniqueFd fd;
+  /// The same partial file opened O_DIRECT, for durable copies of large files
+  /// (OpenLocked says when); invalid where the file system refuses it.
+  UniqueFd direct_fd;
   RangeSet ranges;
   std::optional<std::uint64_t> end_size;
   std::optional<DigestValue> source_digest;  ///< from the file end, with -E
@@ -134,6 +137,10 @@ class SinkFiles {
   SinkFile& Lookup(std::uint32_t id);
   void AfterAdd(SinkFile& f, std::unique_lock<std::mutex>& lock);
   int OpenLocked(SinkFile& f);
+  /// Opens `f.direct_fd` when a durable copy of a large file should bypass the page cache.
+  void OpenDirect(SinkFile& f, bool on_tmpfs);
+  /// Writes all of `length` bytes with pwrite; an errno, or 0.
+  static int WriteAt(int fd, const std::uint8_t* data, std::uint32_t length, std::uint64_t offset);
   /// Starts writing a just-written block to the disk (d and dd), without waiting.
   void StartWriteback(const SinkFile& f, int fd, std::uint64_t offset, std::uint32_t length) const;
   /// fsync of each directory named, once each; throws naming the one that fails.

@@ -193,6 +193,31 @@ TEST_F(FsyncTest, DataAndDirectoriesSyncsEveryDirectoryThatGainedAName) {
   }
 }
 
+/// A durable copy writes a large file's aligned blocks around the page cache
+/// (O_DIRECT) and its tail through it; -y none leaves it all to the page cache.
+TEST_F(FsyncTest, DurableLargeFilesAreWrittenAroundThePageCache) {
+  if (!HaveStrace()) GTEST_SKIP() << "strace is not installed";
+  std::string src = dir + "/direct.src";
+  WritePatternFile(src, 9 * kMiB + 77, 13);
+  for (const char* policy : kPolicies) {
+    SCOPED_TRACE(policy);
+    std::string dst = dir + "/direct-" + policy + ".dst";
+    Syncs s = Traced({"-y", policy, src, dst}, "openat");
+    EXPECT_TRUE(SameContents(src, dst));
+    int direct = s.Mentioning("O_DIRECT|");
+    if (std::string(policy) == "none") {
+      EXPECT_EQ(direct, 0) << s.All();
+    } else {
+      EXPECT_EQ(direct, 1) << s.All();
+    }
+  }
+  // Blocks that are not a multiple of a page go buffered, and arrive whole.
+  std::string odd = dir + "/direct-odd-blocks.dst";
+  auto r = RunBraid({"-B", "1000001", src, Remote(odd)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(SameContents(src, odd));
+}
+
 /// A tree copied into a directory that does not exist yet: the sink knows that
 /// nothing can be under its names, and looks for no partial file or journal there.
 TEST_F(FsyncTest, ATreeIntoANewDirectoryLooksForNoPartialOrJournal) {
