@@ -17,6 +17,10 @@ namespace {
 
 /// Files from this size on have their writeback started block by block.
 constexpr std::uint64_t kWritebackMinSize = 4u << 20;
+/// Files from this size on have their space reserved when they are opened.
+/// Below it, a file fits in a few blocks that delayed allocation places well
+/// anyway, and the fallocate was the costliest call of a small file's copy.
+constexpr std::uint64_t kReserveMinSize = 64u << 10;
 
 mode_t CurrentUmask() {
   mode_t m = ::umask(0);
@@ -198,7 +202,7 @@ int SinkFiles::OpenLocked(SinkFile& f) {
   f.fd.Reset(::open(f.partial_path.c_str(), flags, 0600));
   if (!f.fd.valid()) Fail(f.partial_path, errno);
   std::uint64_t size = f.entry.size;
-  if (size != kUnknownSize && size > 0) {
+  if (size != kUnknownSize && size >= kReserveMinSize) {
     bool on_tmpfs = OnTmpfs(f.fd.get());
     // Reserving the space up front turns a disk that is too small into an
     // error now, not after most of the data has crossed the network.
