@@ -1,6 +1,8 @@
 #include "proto/control_message.h"
 
 #include <cctype>
+#include <string>
+#include <string_view>
 
 #include "braid/wire.h"
 
@@ -41,6 +43,28 @@ DigestValue GetDigest(WireReader& r, HashAlgorithm a) {
                      " bytes");
   }
   return MakeDigestValue(r.Bytes(n));
+}
+
+/// `text` as it goes on the wire: longer than `limit` (the decoder's), it is
+/// cut to `limit` bytes ending in "...", so the reader still gets the message
+/// and sees it was cut. The cut never splits a UTF-8 character: it moves back
+/// over continuation bytes (10xxxxxx), at most 3, the most a character has,
+/// so text that is not UTF-8 (a path's raw bytes) loses no more than that.
+void PutText(WireWriter& w, std::string_view text, std::size_t limit) {
+  constexpr std::string_view kMark = "...";
+  static_assert(kMaxLabelLength > kMark.size() && kMaxTextLength > kMark.size());
+  if (text.size() <= limit) {
+    w.String(text);
+    return;
+  }
+  std::size_t keep = limit - kMark.size();
+  for (int i = 0; i < 3 && keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80;
+       ++i) {
+    --keep;
+  }
+  std::string cut(text.substr(0, keep));
+  cut += kMark;
+  w.String(cut);
 }
 
 void PutStrings(WireWriter& w, const std::vector<std::string>& v) {
@@ -268,12 +292,12 @@ struct Encoder {
     w.U16(static_cast<std::uint16_t>(MessageType::kHello));
     w.U32(m.magic);
     w.U16(m.version);
-    w.String(m.label);
+    PutText(w, m.label, kMaxLabelLength);
   }
   void operator()(const HelloReply& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kHelloReply));
     w.U16(m.version);
-    w.String(m.host_label);
+    PutText(w, m.host_label, kMaxLabelLength);
     w.String(m.ssh_address);
   }
   void operator()(const SourceOpen& m) {
@@ -364,16 +388,16 @@ struct Encoder {
   void operator()(const ErrorMessage& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kError));
     w.U16(static_cast<std::uint16_t>(m.code));
-    w.String(m.message);
+    PutText(w, m.message, kMaxTextLength);
   }
   void operator()(const Abort& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kAbort));
-    w.String(m.reason);
+    PutText(w, m.reason, kMaxTextLength);
   }
   void operator()(const Bye&) { w.U16(static_cast<std::uint16_t>(MessageType::kBye)); }
   void operator()(const Warning& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kWarning));
-    w.String(m.message);
+    PutText(w, m.message, kMaxTextLength);
   }
 };
 
@@ -384,13 +408,13 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.magic = r.U32();
       if (m.magic != kControlMagic) WireReader::Fail("not a braid control stream");
       m.version = r.U16();
-      m.label = r.String(256);
+      m.label = r.String(kMaxLabelLength);
       return m;
     }
     case MessageType::kHelloReply: {
       HelloReply m;
       m.version = r.U16();
-      m.host_label = r.String(256);
+      m.host_label = r.String(kMaxLabelLength);
       m.ssh_address = r.String(256);
       return m;
     }

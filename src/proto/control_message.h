@@ -23,7 +23,13 @@ constexpr std::uint16_t kProtocolVersion = 2;
 constexpr std::uint32_t kControlMagic = 0x42524149;  // "BRAI"
 constexpr std::size_t kMaxControlMessage = 16u << 20;
 constexpr std::size_t kMaxPathLength = 4096;
+/// Error, Warning and Abort text. The encoder cuts longer text to this (on a
+/// UTF-8 character boundary, ending in "..."), so a long message stays readable
+/// instead of turning into a protocol error; the decoder refuses longer.
 constexpr std::size_t kMaxTextLength = 8192;
+/// Hello's label and HelloReply's host label (names for messages), cut and
+/// refused as kMaxTextLength is.
+constexpr std::size_t kMaxLabelLength = 256;
 constexpr std::size_t kMaxAddresses = 16;
 constexpr std::size_t kMaxEntriesPerList = 65536;
 constexpr std::size_t kMaxSources = 4096;

@@ -606,21 +606,38 @@ TEST(ControlMessageTest, HelloWithWrongMagicIsRejected) {
   EXPECT_EQ(DecodeError(EncodeMessage(h)), ErrorCode::kProtocol);
 }
 
+/// Hello, HelloReply, Error, Abort or Warning with `text` (the label, host
+/// label or text) of any length, written by hand: our encoder cuts long text,
+/// another peer's might not.
+Bytes RawWithText(MessageType type, const std::string& text) {
+  WireWriter w;
+  w.U16(static_cast<std::uint16_t>(type));
+  if (type == MessageType::kHello) w.U32(kControlMagic);
+  if (type == MessageType::kHello || type == MessageType::kHelloReply) w.U16(kProtocolVersion);
+  if (type == MessageType::kError) w.U16(static_cast<std::uint16_t>(ErrorCode::kInternal));
+  w.String(text);
+  if (type == MessageType::kHelloReply) w.String("");  // ssh_address
+  return w.Take();
+}
+
 TEST(ControlMessageTest, StringLimitsAreEnforced) {
-  EXPECT_NO_THROW(DecodeMessage(EncodeMessage(Hello{kControlMagic, 1, std::string(256, 'l')})));
-  EXPECT_EQ(DecodeError(EncodeMessage(Hello{kControlMagic, 1, std::string(257, 'l')})),
+  EXPECT_EQ(RoundTrip(Hello{kControlMagic, 1, std::string(kMaxLabelLength, 'l')}).label,
+            std::string(kMaxLabelLength, 'l'));
+  ASSERT_NO_THROW(DecodeMessage(RawWithText(MessageType::kHello, "ok")));
+  EXPECT_EQ(DecodeError(RawWithText(MessageType::kHello, std::string(kMaxLabelLength + 1, 'l'))),
             ErrorCode::kProtocol);
-  EXPECT_EQ(DecodeError(EncodeMessage(HelloReply{1, std::string(257, 'h'), ""})),
-            ErrorCode::kProtocol);
+  ASSERT_NO_THROW(DecodeMessage(RawWithText(MessageType::kHelloReply, "ok")));
+  EXPECT_EQ(
+      DecodeError(RawWithText(MessageType::kHelloReply, std::string(kMaxLabelLength + 1, 'h'))),
+      ErrorCode::kProtocol);
   EXPECT_EQ(DecodeError(EncodeMessage(HelloReply{1, "", std::string(257, 'a')})),
             ErrorCode::kProtocol);
-  EXPECT_EQ(DecodeError(EncodeMessage(Warning{std::string(kMaxTextLength + 1, 'w')})),
-            ErrorCode::kProtocol);
-  EXPECT_EQ(DecodeError(EncodeMessage(Abort{std::string(kMaxTextLength + 1, 'a')})),
-            ErrorCode::kProtocol);
-  EXPECT_EQ(DecodeError(EncodeMessage(
-                ErrorMessage{ErrorCode::kInternal, std::string(kMaxTextLength + 1, 'e')})),
-            ErrorCode::kProtocol);
+  for (MessageType type : {MessageType::kWarning, MessageType::kAbort, MessageType::kError}) {
+    ASSERT_NO_THROW(DecodeMessage(RawWithText(type, std::string(kMaxTextLength, 't'))));
+    EXPECT_EQ(DecodeError(RawWithText(type, std::string(kMaxTextLength + 1, 't'))),
+              ErrorCode::kProtocol)
+        << static_cast<int>(type);
+  }
   EXPECT_EQ(DecodeError(EncodeMessage(
                 SourceOpen{{std::string(kMaxPathLength + 1, 'p')}, false, std::nullopt})),
             ErrorCode::kProtocol);
@@ -635,6 +652,85 @@ TEST(ControlMessageTest, StringLimitsAreEnforced) {
   EXPECT_EQ(DecodeError(EncodeMessage(d)), ErrorCode::kProtocol);
   EXPECT_EQ(DecodeError(EncodeMessage(SinkReady{{std::string(257, 'a')}, 1, {}, 0, 0})),
             ErrorCode::kProtocol);
+}
+
+/// True when `s` is whole UTF-8 characters (lead byte and all its continuation bytes).
+bool IsWholeUtf8(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c < 0x80           ? 1
+                    : (c >> 5) == 0x6  ? 2
+                    : (c >> 4) == 0xE  ? 3
+                    : (c >> 3) == 0x1E ? 4
+                                       : 0;
+    if (n == 0 || n > s.size() - i) return false;
+    for (std::size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+/// `out` is `in` cut to at most `limit` bytes: whole characters of its start
+/// (at most 3 bytes, a part of one character, short of the limit), then "...".
+void ExpectCut(const std::string& in, const std::string& out, std::size_t limit) {
+  ASSERT_LE(out.size(), limit);
+  ASSERT_GE(out.size(), limit - 3);
+  ASSERT_TRUE(out.ends_with("...")) << out.substr(out.size() - 10);
+  std::string kept = out.substr(0, out.size() - 3);
+  EXPECT_EQ(in.substr(0, kept.size()), kept);
+  EXPECT_TRUE(IsWholeUtf8(kept));
+}
+
+/// `n` bytes of letters, so a cut in the wrong place shows.
+std::string Letters(std::size_t n) {
+  std::string s(n, ' ');
+  for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>('a' + i % 26);
+  return s;
+}
+
+TEST(ControlMessageTest, LongTextIsCutToTheLimitAndMarked) {
+  const std::string long_text = Letters(20000);
+  std::string error = RoundTrip(ErrorMessage{ErrorCode::kTargetUnwritable, long_text}).message;
+  std::string warning = RoundTrip(Warning{long_text}).message;
+  std::string abort = RoundTrip(Abort{long_text}).reason;
+  for (const std::string* out : {&error, &warning, &abort}) {
+    EXPECT_EQ(out->size(), kMaxTextLength);  // ASCII: cut exactly at the limit
+    ExpectCut(long_text, *out, kMaxTextLength);
+  }
+  // At the limit nothing is cut.
+  EXPECT_EQ(RoundTrip(Warning{Letters(kMaxTextLength)}).message, Letters(kMaxTextLength));
+}
+
+TEST(ControlMessageTest, CutNeverSplitsAUtf8Character) {
+  // Each character once across the cut at each of its byte positions.
+  for (const std::string ch : {"\u00e9", "\u20ac", "\U0001F600"}) {
+    for (std::size_t shift = 0; shift < ch.size(); ++shift) {
+      SCOPED_TRACE(std::to_string(ch.size()) + "-byte character, shift " + std::to_string(shift));
+      std::string text(shift, 'x');
+      while (text.size() < 20000) text += ch;
+      std::string error = RoundTrip(ErrorMessage{ErrorCode::kInternal, text}).message;
+      std::string warning = RoundTrip(Warning{text}).message;
+      ExpectCut(text, error, kMaxTextLength);
+      ExpectCut(text, warning, kMaxTextLength);
+    }
+  }
+}
+
+TEST(ControlMessageTest, LongLabelsAreCutToTheirLimit) {
+  const std::string ascii = Letters(1000);
+  std::string label = RoundTrip(Hello{kControlMagic, 1, ascii}).label;
+  EXPECT_EQ(label.size(), kMaxLabelLength);
+  ExpectCut(ascii, label, kMaxLabelLength);
+  ExpectCut(ascii, RoundTrip(HelloReply{1, ascii, "::1"}).host_label, kMaxLabelLength);
+  // 500 two-byte characters: byte 253, where the cut would fall, is inside one.
+  std::string accents;
+  for (int i = 0; i < 500; ++i) accents += "\u00e9";
+  label = RoundTrip(Hello{kControlMagic, 1, accents}).label;
+  EXPECT_EQ(label.size(), kMaxLabelLength - 1);
+  ExpectCut(accents, label, kMaxLabelLength);
 }
 
 TEST(ControlMessageTest, ListCountLimitsAreEnforced) {
