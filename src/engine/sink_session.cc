@@ -148,7 +148,7 @@ struct SinkSession::Impl {
   /// One file's digest, hashed as its contiguous prefix grows; nullopt once the transfer failed.
   std::optional<DigestValue> VerifyFile(const SinkFile& f, std::vector<std::uint8_t>& chunk,
                                         TransferState& state);
-  void CommitAll(const SinkCallbacks& callbacks);
+  void CommitAll(const SinkCallbacks& callbacks, TransferState& state);
   bool hashing() const { return open.params.hash != HashAlgorithm::kNone; }
   /// The payload of a file-end frame: the source's digest, checked against -E.
   std::optional<DigestValue> ReadFileEnd(DataSocket& socket, const FrameHeader& h);
@@ -472,7 +472,7 @@ FileDone SinkSession::Impl::Verdict(std::uint32_t id) {
   return done;
 }
 
-void SinkSession::Impl::CommitAll(const SinkCallbacks& callbacks) {
+void SinkSession::Impl::CommitAll(const SinkCallbacks& callbacks, TransferState& state) {
   while (std::optional<std::uint32_t> first = commit_queue.Pop()) {
     // Everything already complete goes in one batch, so a tree of small files
     // costs one file-system sync per batch rather than one per file.
@@ -497,6 +497,8 @@ void SinkSession::Impl::CommitAll(const SinkCallbacks& callbacks) {
     files->SyncDirectories(batch);
     for (const FileDone& done : verdicts) {
       callbacks.file_done(done);
+      // Progress and Done report it; the agent's stall watch takes it as progress.
+      state.files_done.fetch_add(1);
       std::lock_guard lock(mutex);
       ++committed;
     }
@@ -660,7 +662,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
       add(std::move(c));
     }
   }));
-  std::thread committer(state_.Guarded([&] { s.CommitAll(callbacks); }));
+  std::thread committer(state_.Guarded([&] { s.CommitAll(callbacks, state_); }));
   std::thread checkpoints(state_.Guarded([&] { s.CheckpointLoop(state_); }));
   std::thread verifier;
   if (s.verify_feed) verifier = std::thread(state_.Guarded([&] { s.Verify(state_); }));

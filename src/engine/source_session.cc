@@ -46,6 +46,7 @@ struct OutFrame {
   BufferRef buffer;
   DigestValue digest;  ///< a file end's, with -E
   bool pass_end = false;
+  bool repeat = false;  ///< a file end the sink asked for again: not another file done
 };
 
 /// What the hasher sees, in file order.
@@ -271,6 +272,7 @@ void SourceSession::Impl::Repair(const std::vector<ResendRange>& ranges, Transfe
     if (r.length == 0) {
       OutFrame end;
       end.header = {.type = FrameType::kFileEnd, .file_id = r.file_id, .offset = f.entry.size};
+      end.repeat = true;
       if (hashing()) {
         if (!file_digest[r.file_id]) {
           throw BraidError(ErrorCode::kProtocol,
@@ -414,6 +416,7 @@ void SourceSession::Impl::SendFrame(DataSocket& socket, OutFrame& frame,
     if ((frame.header.flags & kFlagHasDigest) != 0) digest = frame.digest.view();
     frame.header.checksum = PayloadChecksum(digest);
     socket.SendFrame(frame.header, digest);
+    if (frame.header.type == FrameType::kFileEnd && !frame.repeat) state.files_done.fetch_add(1);
     return;
   }
   FrameHeader header = frame.header;  // the frame stays as it was, should it go back to the queue

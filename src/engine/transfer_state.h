@@ -1,7 +1,8 @@
 #pragma once
 /// What the threads of one side of a transfer share: the first error, the
-/// abort switch and byte counters. The first failure wins; later ones (often
-/// just echoes of it, like a reset stream after a disk-full) are dropped.
+/// abort switch and the byte and file counters. The first failure wins; later
+/// ones (often just echoes of it, like a reset stream after a disk-full) are
+/// dropped.
 
 #include <atomic>
 #include <chrono>
@@ -37,6 +38,8 @@ class TransferState {
 
   std::atomic<std::uint64_t> bytes{0};       ///< file bytes moved
   std::atomic<std::uint64_t> wire_bytes{0};  ///< payload bytes on the streams (after -c)
+  /// Files this end finished: a sink's renamed into place, a source's whose
+  /// file end it sent (once each, however often the sink asks again).
   std::atomic<std::uint64_t> files_done{0};
   std::atomic<std::uint16_t> streams{0};
 
