@@ -118,6 +118,25 @@ TEST_F(ReportTest, JsonOverSshPushAndPull) {
   EXPECT_EQ(doc["start"]["source"].array.at(0).string, Remote(src));
 }
 
+TEST_F(ReportTest, TreeCopyCountsEachFileOnce) {
+  // The JSON and the summary line count the files listed, and the FileDone
+  // messages after a failure; the servers' own counts (Done.files) must not add to them.
+  std::string tree = dir + "/count-tree";
+  std::filesystem::create_directories(tree + "/a/deep");
+  std::filesystem::create_directories(tree + "/empty_dir");
+  std::filesystem::create_directories(dir + "/count-copy");
+  WritePatternFile(tree + "/big", 3 * kMiB + 1, 1);
+  WritePatternFile(tree + "/a/small", 10, 2);
+  WritePatternFile(tree + "/a/empty", 0, 3);
+  WritePatternFile(tree + "/a/deep/mid", 70000, 4);
+  auto r = RunBraid({"--json", "-v", "-r", "-s", "2", tree, Remote(dir + "/count-copy/")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  JsonValue doc = ParseJson(r.out);
+  ExpectConsistent(doc, 3 * kMiB + 1 + 10 + 70000, 2);
+  EXPECT_EQ(doc["end"]["files"].number, 4);
+  EXPECT_NE(r.err.find(" in 4 files in "), std::string::npos) << r.err;
+}
+
 TEST_F(ReportTest, AutoConnectsNoMoreStreamsThanTheDataHasBlocks) {
   // One byte needs one stream, not the 64 that -s auto may use; a minimum is kept.
   std::string tiny = dir + "/tiny";
