@@ -139,8 +139,9 @@ class SinkFiles {
   int OpenLocked(SinkFile& f);
   /// Opens `f.direct_fd` when a durable copy of a large file should bypass the page cache.
   void OpenDirect(SinkFile& f, bool on_tmpfs);
-  /// Writes all of `length` bytes with pwrite; an errno, or 0.
-  static int WriteAt(int fd, const std::uint8_t* data, std::uint32_t length, std::uint64_t offset);
+  /// Writes all of `length` bytes with pwrites of at most `piece`; an errno, or 0.
+  static int WriteAt(int fd, const std::uint8_t* data, std::uint32_t length, std::uint64_t offset,
+                     std::uint32_t piece);
   /// Starts writing a just-written block to the disk (d and dd), without waiting.
   void StartWriteback(const SinkFile& f, int fd, std::uint64_t offset, std::uint32_t length) const;
   /// fsync of each directory named, once each; throws naming the one that fails.
