@@ -46,8 +46,8 @@ constexpr std::uintptr_t kDirectAlign = 4096;
 constexpr std::uint32_t kBufferedWritePiece = 256u << 10;
 
 bool DirectAligned(const std::uint8_t* data, std::uint64_t offset, std::uint32_t length) {
-  return reinterpret_cast<std::uintptr_t>(data) % kDirectAlign == 0 &&
-         offset % kDirectAlign == 0 && length % kDirectAlign == 0;
+  return reinterpret_cast<std::uintptr_t>(data) % kDirectAlign == 0 && offset % kDirectAlign == 0 &&
+         length % kDirectAlign == 0;
 }
 
 bool OnTmpfs(int fd) {
@@ -232,8 +232,8 @@ void SinkFiles::OpenDirect(SinkFile& f, bool on_tmpfs) {
   f.direct_fd.Reset(::open(f.partial_path.c_str(), O_WRONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC));
 }
 
-int SinkFiles::WriteAt(int fd, const std::uint8_t* data, std::uint32_t length,
-                       std::uint64_t offset, std::uint32_t piece) {
+int SinkFiles::WriteAt(int fd, const std::uint8_t* data, std::uint32_t length, std::uint64_t offset,
+                       std::uint32_t piece) {
   std::uint32_t done = 0;
   while (done < length) {
     std::uint32_t want = std::min(length - done, piece);

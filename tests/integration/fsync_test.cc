@@ -106,8 +106,8 @@ class FsyncTest : public ::testing::Test {
     const char* asan = std::getenv("ASAN_OPTIONS");
     std::string no_leak_check =
         "ASAN_OPTIONS=" + std::string(asan != nullptr ? asan : "") + ":detect_leaks=0";
-    std::vector<std::string> argv{"env", no_leak_check, "strace", "-f",          "-qq", "-y",
-                                  "-e",  "trace=" + calls, "-e",  "signal=none", "-o",  log};
+    std::vector<std::string> argv{"env", no_leak_check,    "strace", "-f",          "-qq", "-y",
+                                  "-e",  "trace=" + calls, "-e",     "signal=none", "-o",  log};
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.push_back(BRAID_BINARY);
     argv.insert(argv.end(), args.begin(), args.end());
