@@ -1048,8 +1048,8 @@ file copy is compared with cmp, pipes and /dev/null by the byte count the tool r
 (braid and globus-url-copy to /dev/null by exit status, after an untimed check that their
 reads of /dev/zero to a file give the bytes). tiny = a 1-byte file and small = the tree of
 small files: seconds (client wall clock, setup included) instead of MB/s, and braid ratio =
-this row's seconds / braid's seconds (above 1, braid is faster); each copy lands in an
-emptied target after \`sync\` and is compared with cmp or diff -r. braid syncs every file
+this row's seconds / braid's seconds (above 1, braid is faster); each copy lands in a
+new directory after \`sync\` and is compared with cmp or diff -r. braid syncs every file
 before it renames it (unless -y none); cp+sync and dd conv=fdatasync are the durable limit;
 scp, rsync and globus-url-copy return before their data is on disk."
 
