@@ -50,17 +50,12 @@ bool DirectAligned(const std::uint8_t* data, std::uint64_t offset, std::uint32_t
          length % kDirectAlign == 0;
 }
 
-bool OnTmpfs(int fd) {
-  struct statfs fs {};
-  return ::fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
-}
-
 /// Reserves `size` bytes for a new file; returns an errno (0 on success).
 /// tmpfs zero-fills every page on fallocate (0.6 s of CPU per 2 GiB here) only
-/// for the writes to overwrite it, so there a free-space check stands in.
-int ReserveSpace(int fd, std::uint64_t size, bool on_tmpfs) {
-  struct statfs fs {};
-  if (on_tmpfs && ::fstatfs(fd, &fs) == 0) {
+/// for the writes to overwrite it, so there (`fs` is the file's file system)
+/// a free-space check stands in.
+int ReserveSpace(int fd, std::uint64_t size, const struct statfs& fs, bool on_tmpfs) {
+  if (on_tmpfs) {
     auto free_bytes =
         static_cast<std::uint64_t>(fs.f_bavail) * static_cast<std::uint64_t>(fs.f_bsize);
     // A resumed partial file already holds some of its space.
@@ -210,10 +205,11 @@ int SinkFiles::OpenLocked(SinkFile& f) {
   if (!f.fd.valid()) Fail(f.partial_path, errno);
   std::uint64_t size = f.entry.size;
   if (size != kUnknownSize && size >= kReserveMinSize) {
-    bool on_tmpfs = OnTmpfs(f.fd.get());
+    struct statfs fs {};
+    bool on_tmpfs = ::fstatfs(f.fd.get(), &fs) == 0 && fs.f_type == TMPFS_MAGIC;
     // Reserving the space up front turns a disk that is too small into an
     // error now, not after most of the data has crossed the network.
-    int err = ReserveSpace(f.fd.get(), size, on_tmpfs);
+    int err = ReserveSpace(f.fd.get(), size, fs, on_tmpfs);
     if (err == ENOSPC || err == EDQUOT) {
       // Kept data stays for a re-run with more room; a new file goes.
       if (!f.resumed) ::unlink(f.partial_path.c_str());
