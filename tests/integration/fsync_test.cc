@@ -41,17 +41,13 @@ const char* const kPolicies[] = {"none", "d", "dd"};
 /// The sync calls strace saw: one line each, with -y's path of the descriptor.
 struct Syncs {
   std::vector<std::string> lines;
-  int Count(const std::string& call) const {
-    int n = 0;
-    for (const auto& l : lines) n += l.find(call + "(") != std::string::npos ? 1 : 0;
-    return n;
-  }
   /// Calls whose line mentions `text` (a path, a flag).
   int Mentioning(const std::string& text) const {
     int n = 0;
     for (const auto& l : lines) n += l.find(text) != std::string::npos ? 1 : 0;
     return n;
   }
+  int Count(const std::string& call) const { return Mentioning(call + "("); }
   /// fsync calls on exactly this directory.
   int DirectoryFsyncs(const std::string& dir) const {
     int n = 0;
