@@ -18,6 +18,16 @@ DataSocket::DataSocket(UniqueFd fd, std::string peer) : fd_(std::move(fd)), peer
   if (flags >= 0) ::fcntl(fd_.get(), F_SETFL, flags & ~O_NONBLOCK);
 }
 
+void DataSocket::Push() {
+  // Turning Nagle off sends what it holds at once; turning it back on keeps
+  // bulk frames in full segments (with it off, a 2 GiB copy onto tmpfs took
+  // 2.3-2.6 s instead of 1.6: every wait for buffer space sent a short one).
+  int on = 1;
+  int off = 0;
+  (void)::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+  (void)::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &off, sizeof off);
+}
+
 void DataSocket::LimitUnsent(std::uint32_t bytes) {
   int value = static_cast<int>(bytes);
   (void)::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NOTSENT_LOWAT, &value, sizeof value);

@@ -24,6 +24,10 @@ class DataSocket {
   /// Reads exactly `n` bytes. Returns false only on a clean end of stream
   /// before the first byte when `eof_ok`; throws BraidError(kPeerLost) otherwise.
   bool ReadExact(void* out, std::size_t n, bool eof_ok = false);
+  /// Sends at once the small frames Nagle holds back while data is unacknowledged
+  /// (until the peer's delayed ACK, 40 ms on Linux): call after the last frame
+  /// before waiting for an answer. Best effort.
+  void Push();
   /// Wakes any thread blocked on this socket; safe from another thread.
   void Shutdown();
   /// Lets a send complete only while at most `bytes` are unsent in the kernel

@@ -376,6 +376,8 @@ void SourceSession::Impl::SendFrames(DataSocket& socket, TransferState& state) {
       // count tells the sink how many streams to wait for.
       auto count = static_cast<std::uint32_t>(sockets.size());
       socket.SendFrame(FrameHeader{.type = FrameType::kPassEnd, .file_id = count}, {});
+      // The sink answers only when every stream's pass end is in.
+      socket.Push();
       FrameHeaderBytes head{};
       // The sink closes the stream when it has everything.
       if (!socket.ReadExact(head.data(), head.size(), /*eof_ok=*/true)) {
