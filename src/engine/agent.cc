@@ -51,6 +51,9 @@ class Agent {
     try {
       if (TransferReport::Wanted(options_)) report_ = std::make_unique<TransferReport>(options_);
       source_ = std::make_unique<ServerEnd>(Side::kSource, source, options_, events_);
+      // The source walks its tree while the sink's ssh session comes up; its
+      // list waits in the event queue until Transfer reads it.
+      OpenSource();
       sink_ = std::make_unique<ServerEnd>(Side::kSink, options_.destination, options_, events_);
       Transfer();
     } catch (const BraidError& e) {
@@ -126,6 +129,15 @@ class Agent {
                                                (ev.side == Side::kSource ? "source" : "sink"));
   }
 
+  void OpenSource() {
+    SourceOpen open;
+    for (const auto& s : options_.sources) open.paths.push_back(s.path);
+    open.recursive = options_.recursive;
+    open.follow_symlinks = options_.follow_symlinks;
+    open.device_size = options_.size;
+    source_->Send(open);
+  }
+
   void Transfer() {
     TransferParams params;
     params.streams = static_cast<std::uint16_t>(options_.streams);
@@ -148,12 +160,6 @@ class Agent {
     params.port_max = options_.port_max;
     params.family = static_cast<std::uint8_t>(options_.family);
 
-    SourceOpen open;
-    for (const auto& s : options_.sources) open.paths.push_back(s.path);
-    open.recursive = options_.recursive;
-    open.follow_symlinks = options_.follow_symlinks;
-    open.device_size = options_.size;
-    source_->Send(open);
     ReceiveFileList();
     params.streams = StreamsWorthConnecting(params);
 
