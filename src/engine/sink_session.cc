@@ -495,12 +495,12 @@ void SinkSession::Impl::CommitAll(const SinkCallbacks& callbacks, TransferState&
     }
     // -y dd: the names are on disk before the agent hears the files are done.
     files->SyncDirectories(batch);
-    for (const FileDone& done : verdicts) {
-      callbacks.file_done(done);
-      // Progress and Done report it; the agent's stall watch takes it as progress.
-      state.files_done.fetch_add(1);
+    callbacks.files_done(verdicts);
+    // Progress and Done report them; the agent's stall watch takes it as progress.
+    state.files_done.fetch_add(verdicts.size());
+    {
       std::lock_guard lock(mutex);
-      ++committed;
+      committed += verdicts.size();
     }
     cv.notify_all();
   }

@@ -14,8 +14,9 @@
 namespace braid {
 
 struct SinkCallbacks {
-  std::function<void(const SinkReady&)> ready;     ///< listening; tell the source
-  std::function<void(const FileDone&)> file_done;  ///< one file verified and in place
+  std::function<void(const SinkReady&)> ready;  ///< listening; tell the source
+  /// Files verified and in place, one commit batch at a time (in commit order).
+  std::function<void(const std::vector<FileDone>&)> files_done;
   std::function<void(const std::string&)> warn;
   std::function<void(const Kept&)> kept;  ///< after a failure: what a re-run keeps
 };

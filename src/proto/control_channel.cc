@@ -8,11 +8,15 @@
 
 namespace braid {
 
-void ControlChannel::Send(const ControlMessage& message) {
-  std::vector<std::uint8_t> body = EncodeMessage(message);
+void ControlChannel::Send(const ControlMessage& message) { Send(std::span(&message, 1)); }
+
+void ControlChannel::Send(std::span<const ControlMessage> messages) {
   WireWriter w;
-  w.U32(static_cast<std::uint32_t>(body.size()));
-  w.Bytes(body);
+  for (const ControlMessage& message : messages) {
+    std::vector<std::uint8_t> body = EncodeMessage(message);
+    w.U32(static_cast<std::uint32_t>(body.size()));
+    w.Bytes(body);
+  }
   std::lock_guard lock(send_mutex_);
   stream_.WriteAll(w.data().data(), w.data().size());
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "braid/byte_stream.h"
@@ -20,6 +21,9 @@ class ControlChannel {
 
   /// Thread-safe. Throws BraidError if the stream fails.
   void Send(const ControlMessage& message);
+  /// Sends the messages in order with one write: a batch of committed small
+  /// files is then one ssh packet, not one each. Thread-safe.
+  void Send(std::span<const ControlMessage> messages);
   /// Blocks for the next message; nullopt when the peer closed cleanly between
   /// messages. Throws BraidError(kProtocol) on a malformed or truncated one.
   std::optional<ControlMessage> Receive();

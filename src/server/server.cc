@@ -191,7 +191,10 @@ class Server {
       RunWork(state, [this] {
         SinkCallbacks cb;
         cb.ready = [this](const SinkReady& r) { channel_.Send(r); };
-        cb.file_done = [this](const FileDone& d) { channel_.Send(d); };
+        cb.files_done = [this](const std::vector<FileDone>& done) {
+          std::vector<ControlMessage> messages(done.begin(), done.end());
+          channel_.Send(messages);
+        };
         cb.warn = [this](const std::string& w) { channel_.Send(Warning{w}); };
         cb.kept = [this](const Kept& k) { channel_.Send(k); };
         sink_->Run(cb);
