@@ -23,6 +23,12 @@ constexpr std::uint64_t kWritebackMinSize = 4u << 20;
 /// anyway, and the fallocate was the costliest call of a small file's copy.
 constexpr std::uint64_t kReserveMinSize = 64u << 10;
 
+/// Files up to this size in a new directory are written nameless (O_TMPFILE)
+/// and linked in when complete. Sending one again costs less than a partial
+/// file and a journal would, and onto ext4 a create and a rename cost about a
+/// fifth more than a nameless create and a link (docs/benchmarks.md).
+constexpr std::uint64_t kAnonymousMaxSize = 1u << 20;
+
 mode_t CurrentUmask() {
   mode_t m = ::umask(0);
   ::umask(m);
@@ -73,6 +79,11 @@ struct EntryTimes {
               {e.mtime_sec, static_cast<long>(e.mtime_nsec)}} {}
   timespec times[2];
 };
+
+/// The name a file's data is written under, for errors: an anonymous file has only its final one.
+const std::string& WorkingPath(const SinkFile& f) {
+  return f.anonymous ? f.final_path : f.partial_path;
+}
 
 std::string Parent(const std::string& path) {
   std::size_t slash = path.find_last_of('/');
@@ -198,8 +209,61 @@ void SinkFiles::CheckBlock(std::uint32_t id, std::uint64_t offset, std::uint32_t
   if (f.end_size && end > *f.end_size) Reject("block past the file's end");
 }
 
+bool SinkFiles::OpenAnonymous(SinkFile& f) {
+  if (!anonymous_ok_ || f.resumed || !f.in_new_directory || f.entry.size == kUnknownSize ||
+      f.entry.size > kAnonymousMaxSize) {
+    return false;
+  }
+  // Nameless, it may carry its final mode from the start.
+  f.fd.Reset(
+      ::open(Parent(f.final_path).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, ModeFor(f.entry)));
+  if (f.fd.valid()) {
+    f.anonymous = true;
+    return true;
+  }
+  // A file system without O_TMPFILE (or its directory) answers one of these;
+  // the named partial works everywhere.
+  if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL || errno == ENOENT) {
+    anonymous_ok_ = false;
+    return false;
+  }
+  Fail(f.final_path, errno);
+}
+
+void SinkFiles::LinkAnonymous(SinkFile& f, bool force) {
+  int fd = f.fd.get();
+  int rc = -1;
+  if (link_empty_path_ok_) {
+    rc = ::linkat(fd, "", AT_FDCWD, f.final_path.c_str(), AT_EMPTY_PATH);
+    // Without CAP_DAC_READ_SEARCH the kernel answers ENOENT.
+    if (rc != 0 && errno == ENOENT) link_empty_path_ok_ = false;
+  }
+  if (!link_empty_path_ok_) {
+    std::string self = "/proc/self/fd/" + std::to_string(fd);
+    rc = ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, f.final_path.c_str(), AT_SYMLINK_FOLLOW);
+  }
+  if (rc == 0) return;
+  int err = errno;
+  if (err == EEXIST && force) {
+    // Something took the name since the copy began: replace it as a rename would.
+    std::string self = "/proc/self/fd/" + std::to_string(fd);
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, f.partial_path.c_str(), AT_SYMLINK_FOLLOW) ==
+            0 &&
+        ::rename(f.partial_path.c_str(), f.final_path.c_str()) == 0) {
+      return;
+    }
+    err = errno;
+  }
+  if (err == EEXIST) {
+    throw BraidError(ErrorCode::kTargetUnwritable,
+                     DescribeErrno(host_, f.final_path, err) + " (use -f to replace it)");
+  }
+  Fail(f.final_path, err);
+}
+
 int SinkFiles::OpenLocked(SinkFile& f) {
   if (f.fd.valid()) return f.fd.get();
+  if (OpenAnonymous(f)) return f.fd.get();
   int flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (f.resumed ? 0 : O_TRUNC);
   f.fd.Reset(::open(f.partial_path.c_str(), flags, 0600));
   if (!f.fd.valid()) Fail(f.partial_path, errno);
@@ -286,7 +350,7 @@ bool SinkFiles::WriteBlock(std::uint32_t id, std::uint64_t offset, const std::ui
   int err = direct_fd >= 0 ? WriteAt(direct_fd, data, length, offset, length) : EINVAL;
   // EINVAL from O_DIRECT: this file system wants more alignment; buffered still works.
   if (err == EINVAL) err = WriteAt(fd, data, length, offset, kBufferedWritePiece);
-  if (err != 0) Fail(files_[id].partial_path, err);
+  if (err != 0) Fail(WorkingPath(files_[id]), err);
   write_lock.unlock();
   if (direct_fd < 0) StartWriteback(files_[id], fd, offset, length);
   std::unique_lock lock(mutex_);
@@ -350,19 +414,26 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
     return;
   }
   int fd = OpenPartial(id);  // a zero-byte file was never opened by a block
-  mode_t mode = ModeFor(f.entry);
+  const std::string& path = WorkingPath(f);
   // Owner first: chown clears set-id bits, so the mode goes on after it.
   if (preserve_ && ::geteuid() == 0 && ::fchown(fd, f.entry.uid, f.entry.gid) != 0) {
-    Fail(f.partial_path, errno);
+    Fail(path, errno);
   }
-  if (::fchmod(fd, mode) != 0) Fail(f.partial_path, errno);
+  // An anonymous file was created with its mode, and chown did not run to clear bits.
+  if ((preserve_ || !f.anonymous) && ::fchmod(fd, ModeFor(f.entry)) != 0) Fail(path, errno);
   if (preserve_) {
-    if (::futimens(fd, EntryTimes(f.entry).times) != 0) Fail(f.partial_path, errno);
+    if (::futimens(fd, EntryTimes(f.entry).times) != 0) Fail(path, errno);
   }
+  if (f.anonymous) LinkAnonymous(f, force);
   {
     std::lock_guard lock(mutex_);
     f.direct_fd.Reset();
     f.fd.Reset();
+  }
+  if (f.anonymous) {
+    std::lock_guard lock(mutex_);
+    f.committed = true;
+    return;
   }
   int rc = force ? ::rename(f.partial_path.c_str(), f.final_path.c_str())
                  : ::renameat2(AT_FDCWD, f.partial_path.c_str(), AT_FDCWD, f.final_path.c_str(),
@@ -400,7 +471,7 @@ void SinkFiles::MakeDurable(const std::vector<std::uint32_t>& ids) {
   if (plan_.mode == TargetPlan::Mode::kStream || ids.empty()) return;
   if (ids.size() == 1) {
     int fd = OpenPartial(ids.front());
-    if (::fdatasync(fd) != 0) Fail(files_[ids.front()].partial_path, errno);
+    if (::fdatasync(fd) != 0) Fail(WorkingPath(files_[ids.front()]), errno);
     return;
   }
   // One syncfs per file system in the batch (a tree may cross a mount point).
@@ -408,9 +479,9 @@ void SinkFiles::MakeDurable(const std::vector<std::uint32_t>& ids) {
   for (std::uint32_t id : ids) {
     int fd = OpenPartial(id);
     struct stat st {};
-    if (::fstat(fd, &st) != 0) Fail(files_[id].partial_path, errno);
+    if (::fstat(fd, &st) != 0) Fail(WorkingPath(files_[id]), errno);
     if (!synced.insert(st.st_dev).second) continue;
-    if (::syncfs(fd) != 0) Fail(files_[id].partial_path, errno);
+    if (::syncfs(fd) != 0) Fail(WorkingPath(files_[id]), errno);
   }
 }
 
@@ -419,6 +490,10 @@ void SinkFiles::RemovePartials(const std::function<bool(std::uint32_t)>& keep) {
   std::lock_guard lock(mutex_);
   for (auto& f : files_) {
     if (f.committed || f.entry.kind == FileKind::kDirectory || f.entry.kind == FileKind::kSymlink) {
+      continue;
+    }
+    if (f.anonymous) {  // nothing on disk has its name: closing discards it
+      f.fd.Reset();
       continue;
     }
     if (keep && keep(f.entry.id)) {
@@ -455,7 +530,7 @@ void SinkFiles::SyncPartial(std::uint32_t id) {
     if (!f.fd.valid()) return;
     fd = f.fd.get();
   }
-  if (::fdatasync(fd) != 0) Fail(files_[id].partial_path, errno);
+  if (::fdatasync(fd) != 0) Fail(WorkingPath(files_[id]), errno);
 }
 
 std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>> SinkFiles::Missing(

@@ -49,6 +49,10 @@ struct SinkFile {
   /// final, partial or journal path: the checks for them are skipped (a tree
   /// of 10,000 small files spent four failed lookups a file on them).
   bool in_new_directory = false;
+  /// Opened O_TMPFILE: the data has no name until Commit links it in, so there
+  /// is no partial file to create, rename, journal or remove (small files in
+  /// new directories only: nothing to resume there).
+  bool anonymous = false;
 };
 
 class SinkFiles {
@@ -137,6 +141,10 @@ class SinkFiles {
   SinkFile& Lookup(std::uint32_t id);
   void AfterAdd(SinkFile& f, std::unique_lock<std::mutex>& lock);
   int OpenLocked(SinkFile& f);
+  /// Opens `f.fd` as a nameless file in its directory when it may be; false if not.
+  bool OpenAnonymous(SinkFile& f);
+  /// Gives an anonymous file its final name (Commit, after MakeDurable).
+  void LinkAnonymous(SinkFile& f, bool force);
   /// Opens `f.direct_fd` when a durable copy of a large file should bypass the page cache.
   void OpenDirect(SinkFile& f, bool on_tmpfs);
   /// Writes all of `length` bytes with pwrites of at most `piece`; an errno, or 0.
@@ -157,6 +165,11 @@ class SinkFiles {
   std::uint64_t bytes_ = 0;
   bool aborted_ = false;
   std::function<void(std::uint32_t)> on_complete_;
+  /// Cleared when a file system refuses O_TMPFILE; every file then gets a partial.
+  bool anonymous_ok_ = true;  ///< guarded by mutex_
+  /// Cleared when linkat(AT_EMPTY_PATH) needs a capability we lack (not root):
+  /// the link then goes through /proc/self/fd. Committing thread only.
+  bool link_empty_path_ok_ = true;
 };
 
 }  // namespace braid

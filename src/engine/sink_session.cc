@@ -236,6 +236,8 @@ bool SinkSession::Impl::RecordWrite(std::uint32_t id, std::uint64_t offset,
                                     std::optional<std::uint64_t> checksum) {
   if (!files->WriteBlock(id, offset, data, length)) return false;
   state_bytes->fetch_add(length);
+  // A nameless file leaves nothing to resume from, so nothing to journal.
+  if (files->file(id).anonymous) return true;
   if (!checksum) checksum = PayloadChecksum({data, length});
   if (checkpointer->Written(id, JournalRecord{offset, length, *checksum}) >= kCheckpointBytes) {
     checkpoint_cv.notify_one();

@@ -240,6 +240,33 @@ TEST_F(FsyncTest, ATreeIntoANewDirectoryLooksForNoPartialOrJournal) {
   }
 }
 
+/// Small files whose directory is new are written nameless (O_TMPFILE) and
+/// linked in when durable; large ones keep a named partial, which a re-run
+/// resumes, and so does every file of a directory that already existed.
+TEST_F(FsyncTest, SmallFilesInANewDirectoryGetNoPartialName) {
+  if (!HaveStrace()) GTEST_SKIP() << "strace is not installed";
+  std::string tree = MakeTree("nameless-tree");
+  std::string dst = dir + "/nameless-tree.dst";
+  Syncs calls = Traced({"-r", tree, dst}, "openat,linkat,rename,renameat2");
+  ExpectSameTree(tree, dst);
+  // one.bin (4 KiB) and two.bin (empty) are small; top.bin and three.bin are not.
+  EXPECT_EQ(calls.Mentioning("O_TMPFILE"), 2) << calls.All();
+  EXPECT_EQ(calls.Count("linkat"), 2) << calls.All();
+  EXPECT_EQ(calls.Mentioning("one.bin.braid-part"), 0) << calls.All();
+  EXPECT_EQ(calls.Mentioning("two.bin.braid-part"), 0) << calls.All();
+  EXPECT_GE(calls.Mentioning("top.bin.braid-part"), 1) << calls.All();
+  EXPECT_GE(calls.Mentioning("three.bin.braid-part"), 1) << calls.All();
+
+  std::string into = dir + "/nameless-into";
+  std::string again = into + "/nameless-tree";
+  fs::create_directories(again + "/a/b");
+  fs::create_directories(again + "/c");
+  Syncs named = Traced({"-r", tree, into + "/"}, "openat,linkat,rename,renameat2");
+  ExpectSameTree(tree, again);
+  EXPECT_EQ(named.Mentioning("O_TMPFILE"), 0) << named.All();
+  EXPECT_GE(named.Mentioning("one.bin.braid-part"), 1) << named.All();
+}
+
 /// -y none takes no checkpoints while the copy runs, but a copy that fails
 /// still syncs what it wrote, journals it, and the re-run resumes.
 TEST_F(FsyncTest, NoneStillKeepsAndResumesABrokenCopy) {
