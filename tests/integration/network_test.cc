@@ -60,21 +60,23 @@ TEST_F(NetworkTest, PortRangeIsHonouredAndAFullRangeIsAClearError) {
   EXPECT_LE(port, 47020) << r.err;
   EXPECT_TRUE(SameContents(src, dir + "/ranged"));
 
-  // Take the only port of a one-port range: the copy must say so.
+  // Take the only port of a one-port range: the copy must say so. The kernel
+  // picks the port, so no other test's connection can hold it already.
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   ASSERT_GE(fd, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(47031);
-  int one = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
   ASSERT_EQ(::listen(fd, 1), 0);
-  auto busy = RunBraid({"-Z", "47031:47031", src, Remote(dir + "/busy")});
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  std::string taken = std::to_string(ntohs(addr.sin_port));
+  std::string range = taken + ":" + taken;
+  auto busy = RunBraid({"-Z", range, src, Remote(dir + "/busy")});
   ::close(fd);
   EXPECT_EQ(busy.exit_code, 11) << busy.err;
-  EXPECT_NE(busy.err.find("no free port in 47031:47031"), std::string::npos) << busy.err;
+  EXPECT_NE(busy.err.find("no free port in " + range), std::string::npos) << busy.err;
   EXPECT_FALSE(testing::Exists(dir + "/busy"));
 }
 
