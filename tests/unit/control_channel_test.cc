@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -40,6 +41,7 @@ class FakeStream : public ByteStream {
     return chunk;
   }
   void WriteAll(const void* buf, std::size_t n) override {
+    ++writes_;
     const auto* p = static_cast<const std::uint8_t*>(buf);
     // One byte at a time, yielding, so unserialized writers would interleave.
     for (std::size_t i = 0; i < n; ++i) {
@@ -61,12 +63,14 @@ class FakeStream : public ByteStream {
     return data_.size() - pos_;
   }
   std::size_t reads() const { return reads_; }
+  std::size_t writes() const { return writes_; }
 
  private:
   mutable std::mutex mutex_;
   Bytes data_;
   std::size_t pos_ = 0;
   std::size_t reads_ = 0;
+  std::atomic<std::size_t> writes_{0};
   bool closed_ = false;
   bool whole_ = false;
 };
@@ -174,6 +178,29 @@ TEST(ControlChannelTest, ABurstOfSmallMessagesCostsFewReads) {
   EXPECT_FALSE(channel.Receive().has_value());
   // About 15 KB: one read, or two where a read ends inside a message, and the end.
   EXPECT_LE(stream.reads(), 3u);
+}
+
+TEST(ControlChannelTest, ABatchIsOneWriteAndArrivesInOrder) {
+  FakeStream stream;
+  ControlChannel channel(stream);
+  std::vector<ControlMessage> batch;
+  for (std::uint32_t i = 0; i < 500; ++i) {
+    FileDone done;
+    done.id = i;
+    done.size = i * 7u;
+    done.final_path = "/data/run/f" + std::to_string(i);
+    batch.emplace_back(done);
+  }
+  channel.Send(batch);
+  EXPECT_EQ(stream.writes(), 1u);
+  for (std::uint32_t i = 0; i < 500; ++i) {
+    auto m = channel.Receive();
+    ASSERT_TRUE(m.has_value()) << i;
+    ASSERT_TRUE(std::holds_alternative<FileDone>(*m)) << i;
+    EXPECT_EQ(std::get<FileDone>(*m).id, i);
+    EXPECT_EQ(std::get<FileDone>(*m).final_path, "/data/run/f" + std::to_string(i));
+  }
+  EXPECT_FALSE(channel.Receive().has_value());
 }
 
 TEST(ControlChannelTest, LargeMessageIsReassembled) {
