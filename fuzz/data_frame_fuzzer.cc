@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       BRAID_FUZZ_CHECK(h.offset <= std::numeric_limits<std::uint64_t>::max() - h.raw_length);
     }
     if (h.type == FrameType::kPassEnd) {
-      BRAID_FUZZ_CHECK(h.file_id >= 1 && h.file_id <= kMaxStreamCount);
+      BRAID_FUZZ_CHECK(h.file_id >= 1 && h.file_id <= static_cast<std::uint32_t>(kMaxStreams));
     }
     if (h.type == FrameType::kFileEnd) {
       // A digest of 1..kMaxDigestSize bytes exactly when flagged (sha256's is 32).

@@ -68,7 +68,7 @@ FrameHeader DecodeFrameHeader(std::span<const std::uint8_t> bytes, std::uint32_t
     case static_cast<std::uint8_t>(FrameType::kPassEnd):
       h.type = FrameType::kPassEnd;
       if (h.flags != 0 || h.length != 0 || h.raw_length != 0 || h.offset != 0 || h.file_id == 0 ||
-          h.file_id > kMaxStreamCount) {
+          h.file_id > static_cast<std::uint32_t>(kMaxStreams)) {
         WireReader::Fail("pass-end frame malformed");
       }
       break;

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "braid/hash_algorithm.h"
+#include "braid/limits.h"
 
 namespace braid {
 
 constexpr std::uint32_t kFrameMagic = 0x42524446;  // "BRDF"
 constexpr std::size_t kFrameHeaderSize = 40;
-constexpr std::uint32_t kMaxStreamCount = 64;
 
 enum class FrameType : std::uint8_t {
   kData = 1,     ///< payload is file bytes at `offset`

@@ -9,10 +9,10 @@
 #include "braid/endpoint.h"
 #include "braid/fsync_policy.h"
 #include "braid/hash_algorithm.h"
+#include "braid/limits.h"
 
 namespace braid {
 
-constexpr int kMaxStreams = 64;
 /// By default -s auto:1-64: the controller beats every fixed count as a default on an
 /// emulated WAN (docs/benchmarks.md), and on a LAN it stays at 2-4 streams.
 constexpr int kDefaultStreams = kMaxStreams;

@@ -53,12 +53,6 @@ void Reserve(int fd, std::uint64_t bytes) {
 
 }  // namespace
 
-bool JournalFiles::Exists(std::uint32_t id) const {
-  std::lock_guard lock(mutex_);
-  auto it = files_.find(id);
-  return it != files_.end() && ::access(it->second.path.c_str(), F_OK) == 0;
-}
-
 std::optional<DecodedJournal> JournalFiles::Load(std::uint32_t id, std::string* why) const {
   std::string path;
   {

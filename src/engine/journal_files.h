@@ -36,7 +36,6 @@ class JournalFiles {
   void Rewrite(std::uint32_t id, std::span<const std::uint8_t> bytes);
   /// Closes and deletes the journal, if any.
   void Remove(std::uint32_t id);
-  bool Exists(std::uint32_t id) const;
 
  private:
   [[noreturn]] void Fail(const std::string& path, int err) const;

@@ -21,7 +21,6 @@ class ProgressDisplay {
   /// Leaves the cursor on a new line if a bar was drawn (on failure).
   void Finish();
   bool active() const { return mode_ != Mode::kSilent; }
-  double average_rate() const { return meter_.AverageRate(); }
 
  private:
   enum class Mode { kSilent, kLines, kBar } mode_;

@@ -400,13 +400,6 @@ std::optional<std::uint64_t> SinkFiles::WaitForPrefix(std::uint32_t id, std::uin
   return f.ranges.ContiguousPrefix();
 }
 
-bool SinkFiles::WaitComplete(std::uint32_t id) {
-  std::unique_lock lock(mutex_);
-  SinkFile& f = files_[id];
-  cv_.wait(lock, [&] { return aborted_ || f.complete; });
-  return !aborted_;
-}
-
 void SinkFiles::Commit(std::uint32_t id, bool force) {
   SinkFile& f = files_[id];
   if (plan_.mode == TargetPlan::Mode::kStream) {

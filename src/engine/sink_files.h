@@ -86,8 +86,6 @@ class SinkFiles {
   /// Blocks until file `id` has a contiguous prefix beyond `have` or is
   /// complete; returns the prefix. nullopt after Abort().
   std::optional<std::uint64_t> WaitForPrefix(std::uint32_t id, std::uint64_t have);
-  /// Blocks until file `id` is complete; false after Abort().
-  bool WaitComplete(std::uint32_t id);
 
   /// Syncs the data of these complete files to disk: one fdatasync for one
   /// file, one syncfs for a batch. Nothing with -y none.

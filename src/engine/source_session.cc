@@ -94,7 +94,7 @@ struct SourceSession::Impl {
   /// read, every sender works: each must take its pass-end marker.
   std::mutex park_mutex;
   std::condition_variable park_cv;
-  int active = 64;
+  int active = kMaxStreams;
   bool all_work = false;
   /// --polite pacing, separate from -x so that lifting it never lifts the user's limit.
   std::unique_ptr<RateLimiter> pacer;

@@ -11,7 +11,7 @@
 namespace braid {
 namespace {
 
-constexpr int kSlots = static_cast<int>(kMaxStreamSamples);
+constexpr int kSlots = kMaxStreams;
 /// Time constants of the smoothed RTT and rate: a few of the caller's periods.
 constexpr double kRttTau = 0.5;
 constexpr double kRateTau = 1.0;

@@ -22,14 +22,15 @@
 #include <span>
 #include <string>
 
+#include "braid/limits.h"
 #include "proto/control_message.h"
 
 namespace braid {
 
 struct StreamControllerConfig {
-  int min_streams = 1;   ///< never fewer (clamped to 1..64)
-  int max_streams = 64;  ///< never more (clamped to min..64)
-  bool polite = false;   ///< also back off when the RTT rises above its floor
+  int min_streams = 1;            ///< never fewer (clamped to 1..kMaxStreams)
+  int max_streams = kMaxStreams;  ///< never more (clamped to min..kMaxStreams)
+  bool polite = false;            ///< also back off when the RTT rises above its floor
   /// The source's congestion control backs off on loss (cubic, reno): random loss then
   /// caps every stream, and loss seen while no queue builds says that many will pay.
   /// False for bbr, which fills a lossy link with one stream.

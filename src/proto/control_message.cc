@@ -108,7 +108,7 @@ TransferParams GetParams(WireReader& r) {
   p.hash = GetHashAlgorithm(r);
   GetArray(r, p.secret);
   GetArray(r, p.session);
-  if (p.streams < 1 || p.streams > 64) WireReader::Fail("stream count out of range");
+  if (p.streams < 1 || p.streams > kMaxStreams) WireReader::Fail("stream count out of range");
   if (p.block_size < 4096 || p.block_size > (64u << 20)) {
     WireReader::Fail("block size out of range");
   }

@@ -14,6 +14,7 @@
 #include "braid/error.h"
 #include "braid/file_entry.h"
 #include "braid/fsync_policy.h"
+#include "braid/limits.h"
 #include "security/file_digest.h"
 #include "security/session_secret.h"
 
@@ -166,7 +167,7 @@ struct SinkConnect {
 };
 /// One data stream as the source sees it: its own byte count and TCP_INFO.
 struct StreamSample {
-  std::uint16_t index = 0;  ///< the stream's handshake index, < 64
+  std::uint16_t index = 0;  ///< the stream's handshake index, < kMaxStreams
   std::uint64_t bytes = 0;  ///< payload bytes this stream has sent
   std::uint32_t rtt_us = 0;
   std::uint32_t min_rtt_us = 0;
@@ -176,7 +177,7 @@ struct StreamSample {
   std::uint64_t acked = 0;          ///< bytes the peer acknowledged (TCP_INFO bytes_acked)
 };
 /// At most one sample per data stream.
-constexpr std::size_t kMaxStreamSamples = 64;
+constexpr std::size_t kMaxStreamSamples = kMaxStreams;
 /// server -> agent, a few times a second.
 struct Progress {
   std::uint64_t bytes = 0;

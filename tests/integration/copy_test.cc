@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "braid/error.h"
 #include "support/process_runner.h"
 #include "support/sshd_fixture.h"
 #include "support/test_files.h"
@@ -109,7 +110,7 @@ TEST_F(CopyTest, DevZeroToDevNullWithSize) {
 
 TEST_F(CopyTest, DeviceSourceWithoutSizeIsAUsageError) {
   auto r = RunBraid({"/dev/zero", "/dev/null"});
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kUsage));
   EXPECT_NE(r.err.find("--size"), std::string::npos) << r.err;
 }
 
@@ -185,7 +186,7 @@ TEST_F(CopyTest, ExistingTargetNeedsForce) {
   WritePatternFile(src, 5000, 1);
   testing::WriteText(to, "old");
   auto r = RunBraid({src, Remote(to)});
-  EXPECT_EQ(r.exit_code, 8);
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kTargetUnwritable));
   EXPECT_NE(r.err.find("-f"), std::string::npos) << r.err;
   ExpectCopied({"-f", src, Remote(to)}, src, to);
 }

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <thread>
 
+#include "braid/error.h"
 #include "support/process_runner.h"
 #include "support/scoped_tmpfs.h"
 #include "support/sshd_fixture.h"
@@ -69,9 +70,9 @@ int ClosedPort() {
 
 TEST_F(ErrorTest, UsageErrorsExit2) {
   auto one = RunBraid({src});
-  EXPECT_EQ(one.exit_code, 2) << one.err;
+  EXPECT_EQ(one.exit_code, ExitCodeFor(ErrorCode::kUsage)) << one.err;
   auto streams = RunBraid({"-s", "65", src, dir + "/x"});
-  EXPECT_EQ(streams.exit_code, 2);
+  EXPECT_EQ(streams.exit_code, ExitCodeFor(ErrorCode::kUsage));
   EXPECT_NE(streams.err.find("65"), std::string::npos) << streams.err;
   ExpectNothingLeft(dir + "/x");
 }
@@ -79,7 +80,7 @@ TEST_F(ErrorTest, UsageErrorsExit2) {
 TEST_F(ErrorTest, ConnectionRefusedExit3NamesHost) {
   std::string target = dir + "/refused";
   auto r = RunBraid({"--ssh-port", std::to_string(ClosedPort()), src, "127.0.0.1:" + target});
-  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kHostUnreachable)) << r.err;
   ExpectOneLine(r.err, "127.0.0.1");
   EXPECT_NE(r.err.find("refused"), std::string::npos) << r.err;
   ExpectNothingLeft(target);
@@ -90,7 +91,7 @@ TEST_F(ErrorTest, UnknownHostExit3) {
   // Inside a fresh network namespace a name lookup cannot leave the machine.
   auto r = RunProcess({"unshare", "-n", BRAID_BINARY, src, "no-such-host.invalid:/tmp/x"},
                       {{"HOME", sshd.home()}});
-  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kHostUnreachable)) << r.err;
   ExpectOneLine(r.err, "no-such-host.invalid");
 }
 
@@ -105,7 +106,7 @@ TEST_F(ErrorTest, AuthRefusedExit4) {
                                                 sshd.user() + "\n");
   std::string target = dir + "/auth";
   auto r = RunBraid({src, Remote(target)}, {{"HOME", home}});
-  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kAuthRefused)) << r.err;
   ExpectOneLine(r.err, "braidtest");
   ExpectNothingLeft(target);
 }
@@ -115,7 +116,7 @@ TEST_F(ErrorTest, UnknownHostKeyExit5WithFingerprint) {
   testing::WriteText(home + "/.ssh/known_hosts", "");
   std::string target = dir + "/hostkey";
   auto r = RunBraid({src, Remote(target)}, {{"HOME", home}});
-  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kHostKeyUnknown)) << r.err;
   ExpectOneLine(r.err, "SHA256:");
   EXPECT_NE(r.err.find("--accept-new-host-key"), std::string::npos) << r.err;
   ExpectNothingLeft(target);
@@ -135,7 +136,7 @@ TEST_F(ErrorTest, ChangedHostKeyExit5) {
                      "[127.0.0.1]:" + std::to_string(sshd.port()) + " " + type + " " + key + "\n");
   std::string target = dir + "/changed";
   auto r = RunBraid({"--accept-new-host-key", src, Remote(target)}, {{"HOME", home}});
-  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kHostKeyChanged)) << r.err;
   ExpectOneLine(r.err, "SHA256:");
   ExpectNothingLeft(target);
 }
@@ -143,7 +144,7 @@ TEST_F(ErrorTest, ChangedHostKeyExit5) {
 TEST_F(ErrorTest, RemoteBraidMissingExit6SuggestsT) {
   std::string target = dir + "/missing";
   auto r = RunBraid({"-T", "/nonexistent/braid", src, Remote(target)});
-  EXPECT_EQ(r.exit_code, 6) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kRemoteMissing)) << r.err;
   EXPECT_NE(r.err.find("-T"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("braidtest"), std::string::npos) << r.err;
   ExpectNothingLeft(target);
@@ -152,10 +153,10 @@ TEST_F(ErrorTest, RemoteBraidMissingExit6SuggestsT) {
 TEST_F(ErrorTest, SourceMissingExit7LocalAndRemote) {
   std::string target = dir + "/nosrc";
   auto local = RunBraid({dir + "/does-not-exist", Remote(target)});
-  EXPECT_EQ(local.exit_code, 7) << local.err;
+  EXPECT_EQ(local.exit_code, ExitCodeFor(ErrorCode::kSourceUnreadable)) << local.err;
   ExpectOneLine(local.err, dir + "/does-not-exist: No such file or directory");
   auto remote = RunBraid({Remote(dir + "/does-not-exist"), target});
-  EXPECT_EQ(remote.exit_code, 7) << remote.err;
+  EXPECT_EQ(remote.exit_code, ExitCodeFor(ErrorCode::kSourceUnreadable)) << remote.err;
   ExpectOneLine(remote.err, "braidtest:" + dir + "/does-not-exist: No such file or directory");
   ExpectNothingLeft(target);
 }
@@ -166,14 +167,14 @@ TEST_F(ErrorTest, UnreadableSourceExit7) {
   WritePatternFile(locked, 10, 1);
   ::chmod(locked.c_str(), 0);
   auto r = RunBraid({locked, dir + "/locked-copy"});
-  EXPECT_EQ(r.exit_code, 7) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kSourceUnreadable)) << r.err;
   ExpectOneLine(r.err, "Permission denied");
 }
 
 TEST_F(ErrorTest, TargetDirectoryMissingExit8) {
   std::string target = dir + "/no/such/dir/file";
   auto r = RunBraid({src, Remote(target)});
-  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kTargetUnwritable)) << r.err;
   ExpectOneLine(r.err, "braidtest:" + dir + "/no/such/dir: No such file or directory");
   ExpectNothingLeft(target);
 }
@@ -188,7 +189,7 @@ TEST_F(ErrorTest, TargetNotWritableExit8) {
   fs.MakeReadOnly();
   std::string target = dir + "/ro/file";
   auto r = RunBraid({src, Remote(target)});
-  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kTargetUnwritable)) << r.err;
   ExpectOneLine(r.err, "Read-only file system");
   ExpectNothingLeft(target);
 }
@@ -199,7 +200,7 @@ TEST_F(ErrorTest, DiskFullExit9LeavesNothing) {
   ASSERT_TRUE(fs.ok());
   std::string target = dir + "/small/file";
   auto r = RunBraid({src, Remote(target)});
-  EXPECT_EQ(r.exit_code, 9) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kDiskFull)) << r.err;
   ExpectOneLine(r.err, "No space left on device");
   ExpectNothingLeft(target);
   EXPECT_EQ(testing::ListDir(dir + "/small"), "");
@@ -210,7 +211,7 @@ TEST_F(ErrorTest, ProtocolViolationByPeerExit10) {
   std::string target = dir + "/garbage";
   auto r = RunBraid({"-T", "printf '\\000\\000\\000\\020garbagegarbage12'; cat >/dev/null #", src,
                      Remote(target)});
-  EXPECT_EQ(r.exit_code, 10) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kProtocol)) << r.err;
   ExpectOneLine(r.err, "protocol error");
   ExpectNothingLeft(target);
 }
@@ -235,7 +236,7 @@ TEST_F(ErrorTest, InterruptedExit130LeavesNothing) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(WEXITSTATUS(status), ExitCodeFor(ErrorCode::kInterrupted));
   std::ifstream in(err_path);
   std::string err((std::istreambuf_iterator<char>(in)), {});
   EXPECT_NE(err.find("interrupted by SIGINT"), std::string::npos) << err;
@@ -268,7 +269,7 @@ TEST_F(ErrorTest, InterruptedExit130LeavesNothing) {
   ::waitpid(pid, &status, 0);
   ::close(pipe_fds[1]);
   ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(WEXITSTATUS(status), ExitCodeFor(ErrorCode::kInterrupted));
   // The remote server removes its partial file as it stops; give it a moment.
   for (int i = 0; i < 100 && Exists(target + ".braid-part"); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -11,6 +11,7 @@
 #include <regex>
 #include <thread>
 
+#include "braid/error.h"
 #include "support/mini_json.h"
 #include "support/process_runner.h"
 #include "support/sshd_fixture.h"
@@ -77,7 +78,7 @@ TEST_F(FeaturesTest, CompressionShrinksCompressibleDataAndCostsLittleOnRandomDat
 
 TEST_F(FeaturesTest, CompressionLevelOutOfRangeIsAUsageError) {
   auto r = RunBraid({"--compress=12", "a", "b"});
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kUsage));
 }
 
 TEST_F(FeaturesTest, OrderedWritesToFilesOfATree) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/error.h"
 #include "support/background_braid.h"
 #include "support/process_runner.h"
 #include "support/sshd_fixture.h"
@@ -292,7 +293,7 @@ TEST_F(FsyncTest, NoneStillKeepsAndResumesABrokenCopy) {
     // No checkpoint has run: there is no journal yet.
     EXPECT_FALSE(Exists(dst + ".braid-journal"));
     copy.Signal(SIGINT);
-    EXPECT_EQ(copy.Wait(), 130) << copy.err();
+    EXPECT_EQ(copy.Wait(), ExitCodeFor(ErrorCode::kInterrupted)) << copy.err();
     EXPECT_FALSE(Exists(dst));
     EXPECT_TRUE(Exists(dst + ".braid-part"));
     EXPECT_GT(FileSize(dst + ".braid-journal"), 56u) << copy.err();

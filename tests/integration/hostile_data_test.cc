@@ -8,6 +8,7 @@
 
 #include <chrono>
 
+#include "braid/error.h"
 #include "security/file_digest.h"
 #include "support/fake_peer.h"
 #include "support/hostile_fixture.h"
@@ -20,7 +21,7 @@ using HostileDataTest = HostileTest;
 
 struct Case {
   const char* scenario;
-  int exit_code;
+  ErrorCode error;      ///< the copy exits with ExitCodeFor(error)
   const char* message;  ///< part of braid's last line
   bool recursive = false;
   const char* hash = nullptr;  ///< -E NAME
@@ -39,7 +40,7 @@ TEST_P(HostileFrameTest, IsRejected) {
   ProcessResult r = RunFakeSource(c.scenario, "want", extra);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_FALSE(r.timed_out) << r.err;
-  EXPECT_EQ(r.exit_code, c.exit_code) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(c.error)) << r.err;
   EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
   EXPECT_LT(secs, 20) << "a hostile stream should end the copy promptly";
   // No file under its final name; the small partial file is removed.
@@ -51,21 +52,24 @@ TEST_P(HostileFrameTest, IsRejected) {
 
 INSTANTIATE_TEST_SUITE_P(
     Frames, HostileFrameTest,
-    ::testing::Values(Case{"offset-past-size", 10, "block past the announced size"},
-                      Case{"block-crosses-end", 10, "block past the announced size"},
-                      Case{"data-unknown-id", 10, "not in the file list"},
-                      Case{"data-for-directory", 10, "data for a directory or link", true},
-                      Case{"oversized-frame", 10, "data frame length out of range"},
-                      Case{"lying-checksum", 12, "block checksum mismatch"},
-                      Case{"file-end-wrong-size", 10, "file end disagrees with the announced size"},
-                      // Fewer bytes than announced: the sink asks again, the source never
-                      // delivers, and the sink gives up after idle passes instead of hanging.
-                      Case{"short-pass", 10, "does not send the data asked for again"},
-                      // The decoder allows up to 32 bytes; the sink wants sha256's 32.
-                      Case{"digest-wrong-length", 10, "carries a digest of 16 bytes; sha256 has 32",
-                           false, "sha256"},
-                      // A digest with no hash asked for is as wrong as a short one.
-                      Case{"digest-wrong-length", 10, "carries a digest of 16 bytes; none has 0"}),
+    ::testing::Values(
+        Case{"offset-past-size", ErrorCode::kProtocol, "block past the announced size"},
+        Case{"block-crosses-end", ErrorCode::kProtocol, "block past the announced size"},
+        Case{"data-unknown-id", ErrorCode::kProtocol, "not in the file list"},
+        Case{"data-for-directory", ErrorCode::kProtocol, "data for a directory or link", true},
+        Case{"oversized-frame", ErrorCode::kProtocol, "data frame length out of range"},
+        Case{"lying-checksum", ErrorCode::kIntegrity, "block checksum mismatch"},
+        Case{"file-end-wrong-size", ErrorCode::kProtocol,
+             "file end disagrees with the announced size"},
+        // Fewer bytes than announced: the sink asks again, the source never
+        // delivers, and the sink gives up after idle passes instead of hanging.
+        Case{"short-pass", ErrorCode::kProtocol, "does not send the data asked for again"},
+        // The decoder allows up to 32 bytes; the sink wants sha256's 32.
+        Case{"digest-wrong-length", ErrorCode::kProtocol,
+             "carries a digest of 16 bytes; sha256 has 32", false, "sha256"},
+        // A digest with no hash asked for is as wrong as a short one.
+        Case{"digest-wrong-length", ErrorCode::kProtocol,
+             "carries a digest of 16 bytes; none has 0"}),
     [](const ::testing::TestParamInfo<Case>& info) {
       std::string name = info.param.scenario;
       if (info.param.hash != nullptr) name += std::string("-") + info.param.hash;
@@ -78,7 +82,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_F(HostileDataTest, DigestMismatchNamesTheFileTheAlgorithmAndBothValues) {
   ProcessResult r = RunFakeSource("digest-mismatch", "want", {"-E", "sha256"});
   EXPECT_FALSE(r.timed_out) << r.err;
-  EXPECT_EQ(r.exit_code, 12) << r.err;  // integrity
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kIntegrity)) << r.err;
   std::string content = FakeContent(100000);
   FileDigest real(HashAlgorithm::kSha256);
   real.Update(content.data(), content.size());
@@ -95,7 +99,7 @@ TEST_F(HostileDataTest, DigestMismatchNamesTheFileTheAlgorithmAndBothValues) {
 
 TEST_F(HostileDataTest, OversizedControlMessageFromTheSource) {
   ProcessResult r = RunFakeSource("oversized-control", "want");
-  EXPECT_EQ(r.exit_code, 10) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kProtocol)) << r.err;
   EXPECT_NE(r.err.find("control message length out of range"), std::string::npos) << r.err;
   EXPECT_EQ(ListDir(guard_.target()), "");
   ExpectNothingOutside();
@@ -106,7 +110,7 @@ TEST_F(HostileDataTest, SourceThatConnectsAndSendsNothingIsBoundedByTheStallTime
   ProcessResult r = RunFakeSource("stall-silent", "want", {"--stall-timeout", "2"});
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_FALSE(r.timed_out) << r.err;
-  EXPECT_EQ(r.exit_code, 15) << r.err;  // stalled
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kStalled)) << r.err;
   EXPECT_LT(secs, 15) << r.err;
   EXPECT_FALSE(Exists(guard_.target() + "/want"));
   ExpectNothingOutside();

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "braid/error.h"
 #include "support/fake_agent.h"
 #include "support/hostile_fixture.h"
 #include "support/test_files.h"
@@ -42,7 +43,7 @@ TEST_F(HostileFileListTest, UnsafeNamesAreRejectedByTheAgent) {
   for (const char* scenario : {"dotdot", "absolute", "nul", "empty-component", "dot-component"}) {
     SCOPED_TRACE(scenario);
     ProcessResult r = RunFakeSource(scenario, "want");
-    EXPECT_EQ(r.exit_code, 10) << r.err;  // protocol
+    EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kProtocol)) << r.err;
     EXPECT_TRUE(Has(r.err, "unsafe file name")) << r.err;
     EXPECT_EQ(ListDir(guard_.target()), "");
     ExpectNothingOutside();
@@ -52,7 +53,7 @@ TEST_F(HostileFileListTest, UnsafeNamesAreRejectedByTheAgent) {
 TEST_F(HostileFileListTest, NameNotAskedForIsRejected) {
   // scp's CVE-2019-6111: the source answers "want" with a file of another name.
   ProcessResult r = RunFakeSource("wrong-top", "want");
-  EXPECT_EQ(r.exit_code, 10) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kProtocol)) << r.err;
   EXPECT_TRUE(Has(r.err, "not asked for")) << r.err;
   EXPECT_EQ(ListDir(guard_.target()), "");
   ExpectNothingOutside();
@@ -60,7 +61,7 @@ TEST_F(HostileFileListTest, NameNotAskedForIsRejected) {
 
 TEST_F(HostileFileListTest, DirectoryWithoutRecursiveIsRejected) {
   ProcessResult r = RunFakeSource("dir-without-r", "want");
-  EXPECT_EQ(r.exit_code, 10) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kProtocol)) << r.err;
   EXPECT_TRUE(Has(r.err, "not asked for")) << r.err;
   EXPECT_EQ(ListDir(guard_.target()), "");
   ExpectNothingOutside();
@@ -70,7 +71,7 @@ TEST_F(HostileFileListTest, DuplicateAndDisorderedIdsAreRejected) {
   for (const char* scenario : {"dup-ids", "ids-out-of-order"}) {
     SCOPED_TRACE(scenario);
     ProcessResult r = RunFakeSource(scenario, "want");
-    EXPECT_EQ(r.exit_code, 10) << r.err;
+    EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kProtocol)) << r.err;
     EXPECT_TRUE(Has(r.err, "out of order")) << r.err;
     EXPECT_EQ(ListDir(guard_.target()), "");
     ExpectNothingOutside();
@@ -79,7 +80,7 @@ TEST_F(HostileFileListTest, DuplicateAndDisorderedIdsAreRejected) {
 
 TEST_F(HostileFileListTest, FileUnderADeclaredSymlinkIsRejected) {
   ProcessResult r = RunFakeSource("symlink-then-file", "want", {"-r"});
-  EXPECT_EQ(r.exit_code, 10) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kProtocol)) << r.err;
   EXPECT_TRUE(Has(r.err, "not a directory of the list")) << r.err;
   EXPECT_FALSE(Exists(guard_.outside() + "/evil"));
   ExpectNothingOutside();
@@ -91,12 +92,13 @@ TEST_F(HostileFileListTest, NoWriteThroughALinkInTheTarget) {
   fs::create_directory_symlink(guard_.outside(), guard_.target() + "/dir");
   guard_.Rearm();
   ProcessResult r = RunFakeSource("file-in-unlisted-dir", "dir", {"-r"});
-  EXPECT_EQ(r.exit_code, 10) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kProtocol)) << r.err;
   EXPECT_TRUE(Has(r.err, "not a directory of the list")) << r.err;
   ExpectNothingOutside();
 
   r = RunFakeSource("file-in-listed-dir", "dir", {"-r"});
-  EXPECT_EQ(r.exit_code, 8) << r.err;  // target-unwritable: the link is in the way
+  // The link is in the way.
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kTargetUnwritable)) << r.err;
   EXPECT_TRUE(Has(r.err, "File exists")) << r.err;
   EXPECT_FALSE(Exists(guard_.outside() + "/evil"));
   ExpectNothingOutside();
@@ -142,8 +144,9 @@ TEST_F(HostileAgentListTest, RawUnsafeNamesEndTheServer) {
     std::vector<std::uint8_t> body =
         EncodeRawFileList({FakeEntry(0, FileKind::kRegular, name, 10)}, true);
     sink.control().SendRaw(static_cast<std::uint32_t>(body.size()), body);
-    EXPECT_FALSE(sink.control().Receive());     // no answer: the server hangs up
-    EXPECT_EQ(sink.Wait(10), 1) << sink.err();  // the session ends, nothing prepared
+    EXPECT_FALSE(sink.control().Receive());  // no answer: the server hangs up
+    // The session ends, nothing prepared.
+    EXPECT_EQ(sink.Wait(10), kServeEndedWithoutBye) << sink.err();
     EXPECT_EQ(ListDir(guard_.target()), "");
     ExpectNothingOutside();
   }
@@ -156,7 +159,7 @@ TEST_F(HostileAgentListTest, SinkRejectsAFileUnderASymlinkOfTheList) {
   int code = DriveSink({FakeEntry(0, FileKind::kDirectory, "want"), link,
                         FakeEntry(2, FileKind::kRegular, "want/l/evil", 1000)},
                        &why);
-  EXPECT_EQ(code, 11) << why;
+  EXPECT_EQ(code, static_cast<int>(ErrorCode::kProtocol)) << why;
   EXPECT_TRUE(Has(why, "not a directory of the list")) << why;
   EXPECT_FALSE(Exists(guard_.outside() + "/evil"));
   ExpectNothingOutside();
@@ -167,7 +170,7 @@ TEST_F(HostileAgentListTest, SinkRejectsAFileUnderALinkInTheTarget) {
   guard_.Rearm();
   std::string why;
   int code = DriveSink({FakeEntry(0, FileKind::kRegular, "dir/evil", 1000)}, &why);
-  EXPECT_EQ(code, 11) << why;
+  EXPECT_EQ(code, static_cast<int>(ErrorCode::kProtocol)) << why;
   ExpectNothingOutside();
 }
 
@@ -176,7 +179,7 @@ TEST_F(HostileAgentListTest, SinkRejectsDuplicatePaths) {
   int code = DriveSink({FakeEntry(0, FileKind::kRegular, "want", 1000),
                         FakeEntry(1, FileKind::kRegular, "want", 2000)},
                        &why);
-  EXPECT_EQ(code, 11) << why;
+  EXPECT_EQ(code, static_cast<int>(ErrorCode::kProtocol)) << why;
   EXPECT_TRUE(Has(why, "twice")) << why;
   ExpectNothingOutside();
 }
@@ -184,7 +187,7 @@ TEST_F(HostileAgentListTest, SinkRejectsDuplicatePaths) {
 TEST_F(HostileAgentListTest, SinkRejectsIdsOutOfOrder) {
   std::string why;
   int code = DriveSink({FakeEntry(1, FileKind::kRegular, "want", 1000)}, &why);
-  EXPECT_EQ(code, 11) << why;
+  EXPECT_EQ(code, static_cast<int>(ErrorCode::kProtocol)) << why;
   EXPECT_EQ(ListDir(guard_.target()), "");
   ExpectNothingOutside();
 }
@@ -194,7 +197,7 @@ TEST_F(HostileAgentListTest, OversizedControlMessageEndsTheServer) {
   ASSERT_TRUE(sink.Greet());
   std::vector<std::uint8_t> body(64, 0);
   sink.control().SendRaw(static_cast<std::uint32_t>(kMaxControlMessage + 1), body);
-  EXPECT_EQ(sink.Wait(10), 1) << sink.err();
+  EXPECT_EQ(sink.Wait(10), kServeEndedWithoutBye) << sink.err();
   ExpectNothingOutside();
 }
 

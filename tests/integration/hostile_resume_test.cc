@@ -123,7 +123,7 @@ TEST_F(HostileResumeTest, ResendOutsideTheFileListIsAProtocolError) {
     EXPECT_EQ(error->code, ErrorCode::kProtocol) << error->message;
     EXPECT_NE(error->message.find("protocol error"), std::string::npos) << error->message;
     s.source->control().Send(Abort{"test over"});
-    EXPECT_EQ(s.source->Wait(10), 1) << s.source->err();
+    EXPECT_EQ(s.source->Wait(10), kServeEndedWithoutBye) << s.source->err();
   }
   ExpectNothingOutside();
 }

@@ -203,7 +203,7 @@ TEST_F(HostileStreamTest, SinkThatNeverReadsCostsTheSourceBoundedMemory) {
   // An Abort ends it promptly even with its sender blocked on a full socket.
   auto start = Clock::now();
   source.control().Send(Abort{"test over"});
-  EXPECT_EQ(source.Wait(10), 1) << source.err();
+  EXPECT_EQ(source.Wait(10), kServeEndedWithoutBye) << source.err();
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 5);
   ExpectNothingOutside();
 }

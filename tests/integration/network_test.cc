@@ -11,6 +11,7 @@
 #include <regex>
 #include <vector>
 
+#include "braid/error.h"
 #include "support/process_runner.h"
 #include "support/sshd_fixture.h"
 #include "support/test_files.h"
@@ -75,7 +76,7 @@ TEST_F(NetworkTest, PortRangeIsHonouredAndAFullRangeIsAClearError) {
   std::string range = taken + ":" + taken;
   auto busy = RunBraid({"-Z", range, src, Remote(dir + "/busy")});
   ::close(fd);
-  EXPECT_EQ(busy.exit_code, 11) << busy.err;
+  EXPECT_EQ(busy.exit_code, ExitCodeFor(ErrorCode::kDataConnect)) << busy.err;
   EXPECT_NE(busy.err.find("no free port in " + range), std::string::npos) << busy.err;
   EXPECT_FALSE(testing::Exists(dir + "/busy"));
 }
@@ -87,10 +88,10 @@ TEST_F(NetworkTest, FamilyOptions) {
   // The fixture's sshd is reached on 127.0.0.1: asking for IPv6 data there
   // with an IPv4 --data-host is a usage error naming the address.
   auto mixed = RunBraid({"-6", "--data-host", "127.0.0.1", src, Remote(dir + "/v6")});
-  EXPECT_EQ(mixed.exit_code, 2) << mixed.err;
+  EXPECT_EQ(mixed.exit_code, ExitCodeFor(ErrorCode::kUsage)) << mixed.err;
   EXPECT_NE(mixed.err.find("not an IPv6 address"), std::string::npos) << mixed.err;
   auto usage = RunBraid({"-4", "-6", src, dir + "/x"});
-  EXPECT_EQ(usage.exit_code, 2) << usage.err;
+  EXPECT_EQ(usage.exit_code, ExitCodeFor(ErrorCode::kUsage)) << usage.err;
 }
 
 }  // namespace

@@ -200,7 +200,7 @@ TEST_F(QosCliTest, UnknownCongestionControlIsAUsageErrorListingTheChoices) {
   std::string src = dir + "/src";
   testing::WritePatternFile(src, 4096, 6);
   auto r = RunBraid({"--cc", "nosuchcc", src, dir + "/dst"});
-  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kUsage)) << r.err;
   EXPECT_NE(r.err.find("\"nosuchcc\" is not available"), std::string::npos) << r.err;
   std::istringstream names(AvailableCongestionControl());
   for (std::string n; names >> n;) EXPECT_NE(r.err.find(n), std::string::npos) << n << r.err;
@@ -221,7 +221,7 @@ TEST_F(QosCliTest, PushOverSshCarriesQosAndCongestionControlToTheRemoteEnd) {
 
 TEST_F(QosCliTest, BadQosIsAUsageError) {
   auto r = RunBraid({"-q", "cs9", "a", "b"});
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kUsage));
   EXPECT_NE(r.err.find("qbss, le, ef"), std::string::npos) << r.err;
 }
 

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "braid/error.h"
 #include "braid/unique_fd.h"
 #include "support/process_runner.h"
 #include "support/sshd_fixture.h"
@@ -146,12 +147,12 @@ TEST(RateLimitTest, AnInterruptDoesNotWaitForTheBucket) {
   EXPECT_LT(took, 5.0) << message;
   EXPECT_NE(message.find("interrupted by SIGINT"), std::string::npos) << message;
   ASSERT_TRUE(WIFEXITED(status)) << message;
-  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(WEXITSTATUS(status), ExitCodeFor(ErrorCode::kInterrupted));
 }
 
 TEST(RateLimitTest, ZeroRateIsAUsageError) {
   auto r = RunBraid({"-x", "0", "--size", "1M", "/dev/zero", "/dev/null"});
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kUsage));
   EXPECT_NE(r.err.find("-x/--rate must be at least 1 byte/s"), std::string::npos) << r.err;
 }
 

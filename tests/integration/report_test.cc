@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/error.h"
 #include "support/mini_json.h"
 #include "support/process_runner.h"
 #include "support/sshd_fixture.h"
@@ -159,7 +160,7 @@ TEST_F(ReportTest, AutoConnectsNoMoreStreamsThanTheDataHasBlocks) {
 
 TEST_F(ReportTest, JsonReportsAFailureWithItsExitCode) {
   auto r = RunBraid({"--json", dir + "/does-not-exist", dir + "/x"});
-  EXPECT_EQ(r.exit_code, 7) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kSourceUnreadable)) << r.err;
   JsonValue doc = ParseJson(r.out);
   ASSERT_TRUE(doc.Has("error")) << r.out;
   EXPECT_NE(doc["error"].string.find("does-not-exist"), std::string::npos);
@@ -168,7 +169,7 @@ TEST_F(ReportTest, JsonReportsAFailureWithItsExitCode) {
 
 TEST_F(ReportTest, JsonCannotShareStdoutWithTheData) {
   auto r = RunBraid({"--json", "--size", "1M", "/dev/zero", "-"});
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kUsage));
   EXPECT_NE(r.err.find("--json"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty());
 }
@@ -212,7 +213,7 @@ TEST_F(ReportTest, CsvHasAHeaderAndRowsForEveryStreamThatAddUp) {
 TEST_F(ReportTest, UnwritableCsvFileIsAUsageError) {
   auto r = RunBraid(
       {"--report-csv", dir + "/no/such/dir/r.csv", "--size", "1M", "/dev/zero", "/dev/null"});
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kUsage));
   EXPECT_NE(r.err.find("no/such/dir/r.csv"), std::string::npos) << r.err;
 }
 
@@ -240,11 +241,11 @@ TEST_F(ReportTest, ConfigFileErrorsNameFileAndLine) {
   std::string cfg = dir + "/bad-config";
   WriteText(cfg, "streams = 2\n\nstreems = 3\n");
   auto r = RunBraid({"-C", cfg, "--size", "1M", "/dev/zero", "/dev/null"});
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kUsage));
   EXPECT_NE(r.err.find(cfg + ":3: unknown option \"streems\""), std::string::npos) << r.err;
 
   r = RunBraid({"-C", dir + "/missing-config", "--size", "1M", "/dev/zero", "/dev/null"});
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kUsage));
   EXPECT_NE(r.err.find("missing-config"), std::string::npos) << r.err;
 }
 

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "braid/error.h"
 #include "support/background_braid.h"
 #include "support/mini_json.h"
 #include "support/process_runner.h"
@@ -288,7 +289,7 @@ TEST_F(ResumeTest, InterruptKeepsPartialAndSaysHowMuch) {
     BackgroundBraid copy({"-x", "400M", src, Remote(dst)}, dir);
     ASSERT_TRUE(WaitFor([&] { return JournaledBlocks(dst) >= 100; }, 60)) << copy.err();
     copy.Signal(SIGINT);
-    EXPECT_EQ(copy.Wait(), 130);
+    EXPECT_EQ(copy.Wait(), ExitCodeFor(ErrorCode::kInterrupted));
     ExpectKept(dst, copy.err());
     EXPECT_NE(copy.err().find("braid: kept "), std::string::npos) << copy.err();
   }
@@ -308,7 +309,7 @@ TEST_F(ResumeTest, DiskFullKeepsConsistentStateAndResumesWhenThereIsRoom) {
     ASSERT_TRUE(WaitFor([&] { return JournaledBlocks(dst) >= 8; }, 60)) << copy.err();
     // Something else fills the disk while the copy runs.
     RunProcess({"sh", "-c", "cat /dev/zero > " + filler + " 2>/dev/null; true"});
-    EXPECT_EQ(copy.Wait(), 9) << copy.err();
+    EXPECT_EQ(copy.Wait(), ExitCodeFor(ErrorCode::kDiskFull)) << copy.err();
     EXPECT_NE(copy.err().find("No space left on device"), std::string::npos) << copy.err();
     ExpectKept(dst, copy.err());
   }
@@ -356,7 +357,7 @@ TEST_F(ResumeTest, AppendNeedsSomethingToResumeAndNoResumeStartsOver) {
   WritePatternFile(src, 16u << 20, 8);
   std::string dst = dir + "/small.dst";
   auto r = RunBraid({"-a", src, Remote(dst)});
-  EXPECT_EQ(r.exit_code, 14) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kNothingToResume)) << r.err;
   EXPECT_NE(r.err.find("nothing to resume"), std::string::npos) << r.err;
   EXPECT_FALSE(Exists(dst));
 
@@ -391,7 +392,7 @@ TEST_F(ResumeTest, TreeSkipsCompletedFilesAndResumesThePartialOne) {
     BackgroundBraid copy({"-r", "-x", "24M", tree, Remote(dst + "/")}, dir);
     ASSERT_TRUE(WaitFor([&] { return JournaledBlocks(dst + "/tree/f2") >= 4; }, 60)) << copy.err();
     copy.Signal(SIGINT);
-    EXPECT_EQ(copy.Wait(), 130);
+    EXPECT_EQ(copy.Wait(), ExitCodeFor(ErrorCode::kInterrupted));
   }
   ASSERT_TRUE(Exists(dst + "/tree/f0"));
   ASSERT_TRUE(Exists(dst + "/tree/f1"));
@@ -455,7 +456,7 @@ class StallTest : public ResumeTest {
         ~Continue() { ::kill(pid, SIGCONT); }
       } resume_it{sink};
       auto stopped = std::chrono::steady_clock::now();
-      EXPECT_EQ(copy.Wait(30), 15) << copy.err();
+      EXPECT_EQ(copy.Wait(30), ExitCodeFor(ErrorCode::kStalled)) << copy.err();
       auto took = std::chrono::steady_clock::now() - stopped;
       // 2 s without progress, then 2 s for the silent sink to answer Abort.
       EXPECT_LT(took, std::chrono::seconds(7)) << copy.err();

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string>
 
+#include "braid/error.h"
 #include "engine/ssh_command_server.h"
 #include "support/process_runner.h"
 #include "support/sshd_fixture.h"
@@ -197,7 +198,7 @@ TEST_F(SshCommandTest, BrokenJumpHostExit3NamesTheCause) {
                                       HostBlock("target", sshd.port(), "  ProxyJump deadjump\n"));
   std::string dst = dir + "/never.dat";
   auto r = RunBraid({"-S", "ssh -F " + cfg, src, "target:" + dst});
-  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kHostUnreachable)) << r.err;
   EXPECT_NE(r.err.find("Connection refused"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("target"), std::string::npos) << r.err;
   EXPECT_FALSE(Exists(dst));
@@ -208,7 +209,7 @@ TEST_F(SshCommandTest, RefusedPortExit3WithSshsMessage) {
   // An alias that resolves without DNS (HostName 127.0.0.1) to a closed port.
   std::string cfg = WriteConfig("closed.conf", HostBlock("closedhost", ClosedPort()));
   auto r = RunBraid({"-S", "ssh -F " + cfg, src, "closedhost:" + dir + "/x"});
-  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kHostUnreachable)) << r.err;
   EXPECT_EQ(r.err.rfind("braid: ", 0), 0u) << "one line, braid's: " << r.err;
   EXPECT_NE(r.err.find("closedhost"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("ssh: connect to host 127.0.0.1 port"), std::string::npos) << r.err;
@@ -216,7 +217,7 @@ TEST_F(SshCommandTest, RefusedPortExit3WithSshsMessage) {
   // --ssh-port reaches ssh as -p and beats the config's Port.
   auto p = RunBraid({"-S", "ssh -F " + config, "--ssh-port", std::to_string(ClosedPort()), src,
                      Remote(dir + "/y")});
-  EXPECT_EQ(p.exit_code, 3) << p.err;
+  EXPECT_EQ(p.exit_code, ExitCodeFor(ErrorCode::kHostUnreachable)) << p.err;
 }
 
 TEST_F(SshCommandTest, WrongKeyExit4) {
@@ -228,7 +229,7 @@ TEST_F(SshCommandTest, WrongKeyExit4) {
       WriteConfig("wrongkey.conf",
                   HostBlock("braidtest", sshd.port(), "  PasswordAuthentication no\n", stranger));
   auto r = RunBraid({"-S", "ssh -F " + cfg, src, Remote(dir + "/x")});
-  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kAuthRefused)) << r.err;
   EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("braidtest"), std::string::npos) << r.err;
 }
@@ -240,7 +241,7 @@ TEST_F(SshCommandTest, UnknownAndChangedHostKeysExit5) {
   std::string unknown =
       WriteConfig("unknown.conf", HostBlock("braidtest", sshd.port(), "", "", empty_known));
   auto u = RunBraid({"-S", "ssh -F " + unknown, src, Remote(dir + "/x")});
-  EXPECT_EQ(u.exit_code, 5) << u.err;
+  EXPECT_EQ(u.exit_code, ExitCodeFor(ErrorCode::kHostKeyUnknown)) << u.err;
   EXPECT_NE(u.err.find("Host key verification failed"), std::string::npos) << u.err;
 
   std::string other = dir + "/other_host_key";
@@ -252,7 +253,7 @@ TEST_F(SshCommandTest, UnknownAndChangedHostKeysExit5) {
   std::string changed =
       WriteConfig("changed.conf", HostBlock("braidtest", sshd.port(), "", "", wrong_known));
   auto c = RunBraid({"-S", "ssh -F " + changed, src, Remote(dir + "/y")});
-  EXPECT_EQ(c.exit_code, 5) << c.err;
+  EXPECT_EQ(c.exit_code, ExitCodeFor(ErrorCode::kHostKeyChanged)) << c.err;
   EXPECT_NE(c.err.find("SHA256:"), std::string::npos) << c.err;
 }
 
@@ -260,7 +261,7 @@ TEST_F(SshCommandTest, MissingRemoteBraidExit6) {
   std::string src = Source(kMiB);
   auto r =
       RunBraid({"-S", "ssh -F " + config, "-T", "/nonexistent/braid", src, Remote(dir + "/x")});
-  EXPECT_EQ(r.exit_code, 6) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kRemoteMissing)) << r.err;
   EXPECT_NE(r.err.find("-T"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("braidtest"), std::string::npos) << r.err;
 }
@@ -268,7 +269,7 @@ TEST_F(SshCommandTest, MissingRemoteBraidExit6) {
 TEST_F(SshCommandTest, MissingSshProgramIsAUsageError) {
   std::string src = Source(kMiB);
   auto r = RunBraid({"-S", "/nonexistent/ssh -F " + config, src, Remote(dir + "/x")});
-  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kUsage)) << r.err;
   EXPECT_NE(r.err.find("/nonexistent/ssh"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("-S"), std::string::npos) << r.err;
 }

@@ -217,7 +217,7 @@ bool ConnectorHandshake(int fd, const Secret& secret, const SessionId& session, 
 RecordedHandshake RecordHandshake(const Secret& secret, const SessionId& session,
                                   std::uint16_t index) {
   HandshakeConnector connector(secret, session, index, RandomArray<kNonceSize>());
-  HandshakeListener listener(secret, session, kMaxStreamCount, RandomArray<kNonceSize>());
+  HandshakeListener listener(secret, session, kMaxStreams, RandomArray<kNonceSize>());
   RecordedHandshake r;
   r.hello = connector.Hello();
   r.proof = connector.OnChallenge(listener.OnHello(r.hello));

@@ -12,6 +12,11 @@
 
 namespace braid::testing {
 
+/// `braid --serve` exits 1 when its session ends without Bye: an Abort, or a
+/// control channel that broke or closed (src/server/server.cc). It is the
+/// server's own status, not an ExitCodeFor value.
+inline constexpr int kServeEndedWithoutBye = 1;
+
 class ServeChild {
  public:
   /// Starts the freshly built braid; its stderr goes to a file under `dir`.

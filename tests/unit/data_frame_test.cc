@@ -120,7 +120,7 @@ TEST(DataFrameTest, FileEndRoundTrip) {
 }
 
 TEST(DataFrameTest, StreamEndRoundTrip) {
-  for (std::uint32_t count : {1u, 2u, 63u, kMaxStreamCount}) {
+  for (std::uint32_t count : {1u, 2u, 63u, static_cast<std::uint32_t>(kMaxStreams)}) {
     FrameHeader h;
     h.type = FrameType::kPassEnd;
     h.file_id = count;
@@ -273,7 +273,7 @@ TEST(DataFrameTest, FileEndMalformedOtherwiseIsRejected) {
 }
 
 TEST(DataFrameTest, StreamEndWithBadCountIsRejected) {
-  for (std::uint32_t count : {0u, kMaxStreamCount + 1, 0xFFFFFFFFu}) {
+  for (std::uint32_t count : {0u, static_cast<std::uint32_t>(kMaxStreams) + 1, 0xFFFFFFFFu}) {
     FrameHeader h;
     h.type = FrameType::kPassEnd;
     h.file_id = count;
