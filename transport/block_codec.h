@@ -27,8 +27,11 @@ class BlockCompressor {
   std::vector<std::uint8_t> scratch_;
 };
 
-/// Inflates `payload` into exactly `out.size()` bytes. Throws
-/// BraidError(kProtocol) if it is not valid zlib data of that length.
+/// Inflates `payload`, bytes from the peer, into exactly `out.size()` bytes.
+/// Throws BraidError(kProtocol), naming the cause, unless it is one whole
+/// zlib stream of exactly that length with nothing after it: empty, corrupt
+/// or cut short, inflating to more (never written past `out`) or to fewer, or
+/// an empty `out`.
 void InflateBlock(std::span<const std::uint8_t> payload, std::span<std::uint8_t> out);
 
 }  // namespace braid
