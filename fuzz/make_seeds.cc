@@ -15,6 +15,7 @@
 #include "engine/resume_journal.h"
 #include "proto/control_message.h"
 #include "security/stream_handshake.h"
+#include "transport/block_codec.h"
 #include "transport/data_frame.h"
 
 using namespace braid;
@@ -180,6 +181,30 @@ void FrameSeeds() {
   Write("data_frame", "resend", Cat(Cat(max, header(resend)), list));
 }
 
+/// block_codec: u32 out size, u8 level, then a payload; `raw` compressed.
+std::vector<std::uint8_t> Compressed(std::uint32_t out_size, const std::vector<std::uint8_t>& raw) {
+  BlockCompressor compressor(6, raw.size());
+  const EncodedBlock block = compressor.Encode(raw);
+  return Cat(Cat(U32(out_size), {5}), {block.payload.begin(), block.payload.end()});
+}
+
+void CodecSeeds() {
+  std::vector<std::uint8_t> text;
+  for (int i = 0; text.size() < 65536; ++i) {
+    const std::string line = "block " + std::to_string(i) + " of run42.h5, pass 1\n";
+    text.insert(text.end(), line.begin(), line.end());
+  }
+  text.resize(65536);
+  const std::vector<std::uint8_t> valid = Compressed(65536, text);
+  Write("block_codec", "valid", valid);
+  Write("block_codec", "truncated", {valid.begin(), valid.end() - 3});
+  Write("block_codec", "trailing-bytes", Cat(valid, {0x00, 0x01}));
+  Write("block_codec", "fewer-than-stated", Compressed(65537, text));
+  // 1 MiB of zeros in about 1 KiB, sent as a 4 KiB block.
+  Write("block_codec", "bomb", Compressed(4096, std::vector<std::uint8_t>(1u << 20, 0)));
+  Write("block_codec", "garbage", Cat(Cat(U32(4096), {0}), {0x78, 0x9c, 0xff, 0xfe, 0x00}));
+}
+
 void HandshakeSeeds() {
   // Raw messages as they appear on the wire, and a few tamper scripts
   // (all zeros = the untouched exchange).
@@ -221,6 +246,7 @@ int main(int argc, char** argv) {
   g_root = argv[1];
   ControlSeeds();
   FrameSeeds();
+  CodecSeeds();
   HandshakeSeeds();
   JournalSeeds();
   return 0;
