@@ -25,6 +25,7 @@ struct Case {
   const char* message;  ///< part of braid's last line
   bool recursive = false;
   const char* hash = nullptr;  ///< -E NAME
+  bool compress = false;       ///< -c
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.scenario; }
@@ -36,6 +37,7 @@ TEST_P(HostileFrameTest, IsRejected) {
   std::vector<std::string> extra;
   if (c.recursive) extra.push_back("-r");
   if (c.hash != nullptr) extra.insert(extra.end(), {"-E", c.hash});
+  if (c.compress) extra.push_back("-c");
   auto start = std::chrono::steady_clock::now();
   ProcessResult r = RunFakeSource(c.scenario, "want", extra);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -59,6 +61,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"data-for-directory", ErrorCode::kProtocol, "data for a directory or link", true},
         Case{"oversized-frame", ErrorCode::kProtocol, "data frame length out of range"},
         Case{"lying-checksum", ErrorCode::kIntegrity, "block checksum mismatch"},
+        // A valid zlib block, but the session was opened without -c.
+        Case{"compressed-not-negotiated", ErrorCode::kProtocol,
+             "protocol error: compressed block not negotiated"},
+        // With -c: a block that inflates to twice its stated length.
+        Case{"compressed-bomb", ErrorCode::kProtocol,
+             "protocol error: a compressed block inflates to more than its stated 65536 bytes",
+             false, nullptr, true},
         Case{"file-end-wrong-size", ErrorCode::kProtocol,
              "file end disagrees with the announced size"},
         // Fewer bytes than announced: the sink asks again, the source never

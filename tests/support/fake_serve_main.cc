@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "support/fake_peer.h"
+#include "transport/block_codec.h"
 
 namespace braid::testing {
 namespace {
@@ -69,6 +70,21 @@ std::vector<FileEntry> ListFor(const std::string& scenario, const std::string& n
   return {Entry(0, K::kRegular, name, n)};
 }
 
+/// A data frame for file 0 at offset 0, flagged compressed: `raw` deflated as
+/// a real -c source does, stating `raw_length` bytes.
+bool CompressedFrame(int fd, const std::string& raw, std::uint32_t raw_length) {
+  const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(raw.data()),
+                                            raw.size());
+  BlockCompressor compressor(1, bytes.size());
+  const EncodedBlock block = compressor.Encode(bytes);
+  return SendFrame(fd,
+                   FrameHeader{.type = FrameType::kData,
+                               .flags = kFlagCompressed,
+                               .length = static_cast<std::uint32_t>(block.payload.size()),
+                               .raw_length = raw_length},
+                   block.payload);
+}
+
 /// The scenario's frames on an authenticated stream; true if the sink took
 /// everything (the fake then reports Done). A hostile scenario sends its
 /// frames and then waits for the sink to drop the stream.
@@ -93,6 +109,12 @@ bool PlayData(const std::string& scenario, int fd, const std::vector<FileEntry>&
     std::uint64_t right =
         PayloadChecksum({reinterpret_cast<const std::uint8_t*>(content.data()), first});
     DataFrame(fd, 0, 0, first, right ^ 1);
+  } else if (scenario == "compressed-not-negotiated") {
+    // A well-formed compressed block on a session opened without -c.
+    CompressedFrame(fd, FakeContent(first), first);
+  } else if (scenario == "compressed-bomb") {
+    // With -c: twice the block in zeros, stated as one block.
+    CompressedFrame(fd, std::string(2 * std::size_t{first}, '\0'), first);
   } else if (scenario == "file-end-wrong-size") {
     for (std::uint64_t at = 0; at < n; at += block) {
       DataFrame(fd, 0, at, static_cast<std::uint32_t>(std::min<std::uint64_t>(block, n - at)));
