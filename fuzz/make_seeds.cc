@@ -14,7 +14,7 @@
 #include "braid/wire.h"
 #include "engine/resume_journal.h"
 #include "proto/control_message.h"
-#include "security/stream_handshake.h"
+#include "security/crypto/stream_handshake.h"
 #include "transport/block_codec.h"
 #include "transport/data_frame.h"
 

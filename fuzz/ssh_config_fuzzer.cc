@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "fuzz_support.h"
-#include "security/ssh_config.h"
+#include "security/ssh/ssh_config.h"
 
 using namespace braid;
 

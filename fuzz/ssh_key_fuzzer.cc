@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "fuzz_support.h"
-#include "security/ssh_auth.h"
+#include "security/ssh/ssh_auth.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   (void)braid::IsEncryptedPrivateKey(braid::fuzz::Text(data, size));

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "fuzz_support.h"
-#include "security/stream_handshake.h"
+#include "security/crypto/stream_handshake.h"
 
 using namespace braid;
 

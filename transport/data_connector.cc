@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "braid/error.h"
-#include "security/stream_handshake.h"
+#include "security/crypto/stream_handshake.h"
 
 namespace braid {
 namespace {

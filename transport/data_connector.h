@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "security/session_secret.h"
+#include "security/crypto/session_secret.h"
 #include "transport/authenticated_stream.h"
 #include "transport/socket_tuning.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "braid/error.h"
-#include "security/stream_handshake.h"
+#include "security/crypto/stream_handshake.h"
 
 namespace braid {
 namespace {

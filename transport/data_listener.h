@@ -1,6 +1,6 @@
 #pragma once
 /// Accepts data connections and authenticates each with the session secret
-/// (security/stream_handshake.h). Strangers, slow talkers, wrong secrets and
+/// (security/crypto/stream_handshake.h). Strangers, slow talkers, wrong secrets and
 /// surplus connections are closed without touching the transfer.
 
 #include <atomic>
@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "security/session_secret.h"
+#include "security/crypto/session_secret.h"
 #include "transport/authenticated_stream.h"
 #include "transport/socket_tuning.h"
 

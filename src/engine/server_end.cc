@@ -4,7 +4,7 @@
 
 #include "engine/local_server.h"
 #include "engine/ssh_command_server.h"
-#include "security/ssh_connection.h"
+#include "security/ssh/ssh_connection.h"
 
 namespace braid {
 ServerEnd::ServerEnd(Side side, const Endpoint& endpoint, const Options& options,

@@ -22,7 +22,7 @@
 #include "braid/unique_fd.h"
 #include "engine/range_set.h"
 #include "engine/target_plan.h"
-#include "security/file_digest.h"
+#include "security/crypto/file_digest.h"
 
 namespace braid {
 

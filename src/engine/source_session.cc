@@ -19,7 +19,7 @@
 #include "engine/buffer_pool.h"
 #include "engine/stream_setup.h"
 #include "engine/token_bucket.h"
-#include "security/file_digest.h"
+#include "security/crypto/file_digest.h"
 #include "transport/block_codec.h"
 #include "transport/data_connector.h"
 #include "transport/data_socket.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "braid/byte_stream.h"
-#include "security/ssh_connection.h"
+#include "security/ssh/ssh_connection.h"
 
 namespace braid {
 

@@ -15,8 +15,8 @@
 #include "braid/file_entry.h"
 #include "braid/fsync_policy.h"
 #include "braid/limits.h"
-#include "security/file_digest.h"
-#include "security/session_secret.h"
+#include "security/crypto/file_digest.h"
+#include "security/crypto/session_secret.h"
 
 namespace braid {
 

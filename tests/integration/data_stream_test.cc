@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "braid/unique_fd.h"
-#include "security/stream_handshake.h"
+#include "security/crypto/stream_handshake.h"
 #include "transport/data_connector.h"
 #include "transport/data_listener.h"
 

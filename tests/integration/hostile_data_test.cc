@@ -9,7 +9,7 @@
 #include <chrono>
 
 #include "braid/error.h"
-#include "security/file_digest.h"
+#include "security/crypto/file_digest.h"
 #include "support/fake_peer.h"
 #include "support/hostile_fixture.h"
 #include "support/test_files.h"

@@ -10,7 +10,7 @@
 #include <regex>
 #include <thread>
 
-#include "security/stream_handshake.h"
+#include "security/crypto/stream_handshake.h"
 #include "support/background_braid.h"
 #include "support/fake_agent.h"
 #include "support/hostile_fixture.h"

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "braid/error.h"
-#include "security/session_secret.h"
+#include "security/crypto/session_secret.h"
 #include "support/process_runner.h"
 #include "support/sshd_fixture.h"
 #include "support/test_files.h"

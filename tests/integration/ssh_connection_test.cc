@@ -1,6 +1,6 @@
 // The ssh control channel against a real OpenSSH sshd on 127.0.0.1.
 
-#include "security/ssh_connection.h"
+#include "security/ssh/ssh_connection.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

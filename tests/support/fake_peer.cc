@@ -10,7 +10,7 @@
 #include <chrono>
 
 #include "braid/wire.h"
-#include "security/stream_handshake.h"
+#include "security/crypto/stream_handshake.h"
 
 namespace braid::testing {
 namespace {

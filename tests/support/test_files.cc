@@ -7,7 +7,7 @@
 #include <fstream>
 #include <vector>
 
-#include "security/file_digest.h"
+#include "security/crypto/file_digest.h"
 
 namespace braid::testing {
 

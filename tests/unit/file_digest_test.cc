@@ -1,7 +1,7 @@
 // FileDigest against published vectors (RFC 1321, FIPS 180-2) and the values
 // xxh128sum 0.8.1 prints, fed whole and in odd pieces; and the names -E takes.
 
-#include "security/file_digest.h"
+#include "security/crypto/file_digest.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "parse_args.h"
-#include "security/ssh_config.h"
+#include "security/ssh/ssh_config.h"
 #include "thrown_code.h"
 
 namespace braid {

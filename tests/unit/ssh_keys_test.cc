@@ -3,8 +3,8 @@
 #include <array>
 #include <string>
 
-#include "security/host_key_check.h"
-#include "security/ssh_auth.h"
+#include "security/ssh/host_key_check.h"
+#include "security/ssh/ssh_auth.h"
 
 namespace braid {
 namespace {

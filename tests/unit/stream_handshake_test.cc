@@ -1,4 +1,4 @@
-#include "security/stream_handshake.h"
+#include "security/crypto/stream_handshake.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "braid/error.h"
-#include "security/session_secret.h"
+#include "security/crypto/session_secret.h"
 #include "thrown_code.h"
 
 namespace braid {

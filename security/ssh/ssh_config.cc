@@ -1,4 +1,4 @@
-#include "security/ssh_config.h"
+#include "security/ssh/ssh_config.h"
 
 #include <fcntl.h>
 #include <unistd.h>

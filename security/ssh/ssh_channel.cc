@@ -1,4 +1,4 @@
-#include "security/ssh_channel.h"
+#include "security/ssh/ssh_channel.h"
 
 #include <signal.h>
 #include <sys/socket.h>
@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "braid/error.h"
-#include "security/tcp_connect.h"
+#include "security/ssh/tcp_connect.h"
 
 namespace braid {
 namespace {

@@ -1,4 +1,4 @@
-#include "security/file_digest.h"
+#include "security/crypto/file_digest.h"
 
 #include <openssl/evp.h>
 #include <xxhash.h>

@@ -1,4 +1,4 @@
-#include "security/ssh_connection.h"
+#include "security/ssh/ssh_connection.h"
 
 #include <pwd.h>
 #include <unistd.h>
@@ -8,12 +8,12 @@
 #include <utility>
 
 #include "braid/error.h"
-#include "security/host_key_check.h"
-#include "security/ssh_auth.h"
-#include "security/ssh_channel.h"
-#include "security/ssh_config.h"
-#include "security/ssh_session.h"
-#include "security/tcp_connect.h"
+#include "security/ssh/host_key_check.h"
+#include "security/ssh/ssh_auth.h"
+#include "security/ssh/ssh_channel.h"
+#include "security/ssh/ssh_config.h"
+#include "security/ssh/ssh_session.h"
+#include "security/ssh/tcp_connect.h"
 
 namespace braid {
 namespace {

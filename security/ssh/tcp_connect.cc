@@ -1,4 +1,4 @@
-#include "security/tcp_connect.h"
+#include "security/ssh/tcp_connect.h"
 
 #include <fcntl.h>
 #include <netdb.h>

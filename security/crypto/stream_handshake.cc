@@ -1,4 +1,4 @@
-#include "security/stream_handshake.h"
+#include "security/crypto/stream_handshake.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>

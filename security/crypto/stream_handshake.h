@@ -15,7 +15,7 @@
 #include <span>
 #include <vector>
 
-#include "security/session_secret.h"
+#include "security/crypto/session_secret.h"
 
 namespace braid {
 

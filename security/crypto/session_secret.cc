@@ -1,4 +1,4 @@
-#include "security/session_secret.h"
+#include "security/crypto/session_secret.h"
 
 #include <openssl/rand.h>
 

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "braid/byte_stream.h"
-#include "security/ssh_connection.h"
-#include "security/ssh_session.h"
+#include "security/ssh/ssh_connection.h"
+#include "security/ssh/ssh_session.h"
 
 namespace braid {
 

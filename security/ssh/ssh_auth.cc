@@ -1,4 +1,4 @@
-#include "security/ssh_auth.h"
+#include "security/ssh/ssh_auth.h"
 
 #include <fcntl.h>
 #include <openssl/evp.h>

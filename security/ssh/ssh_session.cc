@@ -1,4 +1,4 @@
-#include "security/ssh_session.h"
+#include "security/ssh/ssh_session.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>

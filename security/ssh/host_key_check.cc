@@ -1,4 +1,4 @@
-#include "security/host_key_check.h"
+#include "security/ssh/host_key_check.h"
 
 #include <fcntl.h>
 #include <openssl/evp.h>
