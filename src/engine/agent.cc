@@ -12,7 +12,7 @@
 #include "engine/progress_display.h"
 #include "engine/server_end.h"
 #include "engine/stall_watch.h"
-#include "engine/target_plan.h"
+#include "session/target_plan.h"
 #include "engine/transfer_report.h"
 #include "transport/socket_tuning.h"
 

@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/range_set.h"
+#include "session/range_set.h"
 #include "engine/resume_journal.h"
 
 namespace braid {

@@ -9,7 +9,7 @@
 #include <map>
 #include <mutex>
 
-#include "engine/buffer_pool.h"
+#include "session/buffer_pool.h"
 
 namespace braid {
 

@@ -14,7 +14,7 @@
 #include "braid/byte_stream.h"
 #include "braid/endpoint.h"
 #include "braid/options.h"
-#include "engine/blocking_queue.h"
+#include "session/blocking_queue.h"
 #include "proto/control_channel.h"
 
 namespace braid {

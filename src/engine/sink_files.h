@@ -20,8 +20,8 @@
 #include "braid/file_entry.h"
 #include "braid/fsync_policy.h"
 #include "braid/unique_fd.h"
-#include "engine/range_set.h"
-#include "engine/target_plan.h"
+#include "session/range_set.h"
+#include "session/target_plan.h"
 #include "security/crypto/file_digest.h"
 
 namespace braid {

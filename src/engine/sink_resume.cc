@@ -7,7 +7,7 @@
 #include <cerrno>
 
 #include "engine/resume_decision.h"
-#include "engine/target_plan.h"
+#include "session/target_plan.h"
 #include "transport/data_frame.h"
 
 namespace braid {

@@ -10,14 +10,14 @@
 #include <cerrno>
 #include <thread>
 
-#include "engine/blocking_queue.h"
-#include "engine/buffer_pool.h"
+#include "session/blocking_queue.h"
+#include "session/buffer_pool.h"
 #include "engine/checkpointer.h"
 #include "engine/journal_files.h"
 #include "engine/ordered_writer.h"
 #include "engine/sink_files.h"
 #include "engine/sink_resume.h"
-#include "engine/stream_setup.h"
+#include "session/stream_setup.h"
 #include "engine/verify_feed.h"
 #include "transport/block_codec.h"
 #include "transport/data_listener.h"

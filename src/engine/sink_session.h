@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/transfer_state.h"
+#include "session/transfer_state.h"
 #include "proto/control_message.h"
 
 namespace braid {

@@ -15,9 +15,9 @@
 
 #include "braid/unique_fd.h"
 #include "engine/block_scheduler.h"
-#include "engine/blocking_queue.h"
-#include "engine/buffer_pool.h"
-#include "engine/stream_setup.h"
+#include "session/blocking_queue.h"
+#include "session/buffer_pool.h"
+#include "session/stream_setup.h"
 #include "engine/token_bucket.h"
 #include "security/crypto/file_digest.h"
 #include "transport/block_codec.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/source_list.h"
-#include "engine/transfer_state.h"
+#include "session/transfer_state.h"
 #include "proto/control_message.h"
 #include "transport/listen_plan.h"
 

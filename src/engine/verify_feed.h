@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/buffer_pool.h"
+#include "session/buffer_pool.h"
 
 namespace braid {
 

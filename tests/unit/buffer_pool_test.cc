@@ -1,4 +1,4 @@
-#include "engine/buffer_pool.h"
+#include "session/buffer_pool.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/buffer_pool.h"
+#include "session/buffer_pool.h"
 
 namespace braid {
 namespace {

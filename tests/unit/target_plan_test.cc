@@ -1,4 +1,4 @@
-#include "engine/target_plan.h"
+#include "session/target_plan.h"
 
 #include <gtest/gtest.h>
 

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/blocking_queue.h"
-#include "engine/transfer_state.h"
+#include "session/blocking_queue.h"
+#include "session/transfer_state.h"
 
 namespace braid {
 namespace {

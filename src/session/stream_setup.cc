@@ -1,4 +1,4 @@
-#include "engine/stream_setup.h"
+#include "session/stream_setup.h"
 
 #include <atomic>
 #include <condition_variable>

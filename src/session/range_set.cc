@@ -1,4 +1,4 @@
-#include "engine/range_set.h"
+#include "session/range_set.h"
 
 #include <algorithm>
 

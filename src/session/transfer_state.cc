@@ -1,4 +1,4 @@
-#include "engine/transfer_state.h"
+#include "session/transfer_state.h"
 
 namespace braid {
 
