@@ -12,7 +12,7 @@
 #include "engine/sink_session.h"
 #include "engine/source_list.h"
 #include "engine/source_session.h"
-#include "engine/stream_controller.h"
+#include "autostreams/stream_controller.h"
 #include "proto/control_channel.h"
 #include "transport/listen_plan.h"
 #include "transport/socket_tuning.h"

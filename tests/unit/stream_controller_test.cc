@@ -1,4 +1,4 @@
-#include "engine/stream_controller.h"
+#include "autostreams/stream_controller.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "engine/stream_controller.h"
+#include "autostreams/stream_controller.h"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 #include <deque>
 #include <utility>
 
-#include "engine/stream_ledger.h"
+#include "autostreams/stream_ledger.h"
 
 namespace braid {
 namespace {

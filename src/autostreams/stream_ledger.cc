@@ -1,4 +1,4 @@
-#include "engine/stream_ledger.h"
+#include "autostreams/stream_ledger.h"
 
 #include <algorithm>
 
