@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "braid/wire.h"
-#include "engine/resume_journal.h"
+#include "resume/resume_journal.h"
 #include "proto/control_message.h"
 #include "security/crypto/stream_handshake.h"
 #include "transport/block_codec.h"

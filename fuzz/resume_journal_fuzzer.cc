@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/resume_journal.h"
+#include "resume/resume_journal.h"
 #include "fuzz_support.h"
 #include "transport/data_frame.h"
 

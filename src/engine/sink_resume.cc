@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "engine/resume_decision.h"
+#include "resume/resume_decision.h"
 #include "session/target_plan.h"
 #include "transport/data_frame.h"
 

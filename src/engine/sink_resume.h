@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/checkpointer.h"
-#include "engine/journal_files.h"
+#include "resume/checkpointer.h"
+#include "resume/journal_files.h"
 #include "engine/sink_files.h"
 #include "proto/control_message.h"
 

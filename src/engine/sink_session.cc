@@ -12,8 +12,8 @@
 
 #include "session/blocking_queue.h"
 #include "session/buffer_pool.h"
-#include "engine/checkpointer.h"
-#include "engine/journal_files.h"
+#include "resume/checkpointer.h"
+#include "resume/journal_files.h"
 #include "engine/ordered_writer.h"
 #include "engine/sink_files.h"
 #include "engine/sink_resume.h"

@@ -13,7 +13,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "engine/resume_journal.h"
+#include "resume/resume_journal.h"
 #include "engine/source_fingerprint.h"
 #include "support/fake_agent.h"
 #include "support/hostile_fixture.h"

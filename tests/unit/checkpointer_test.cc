@@ -1,4 +1,4 @@
-#include "engine/checkpointer.h"
+#include "resume/checkpointer.h"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/resume_journal.h"
+#include "resume/resume_journal.h"
 #include "transport/data_frame.h"
 
 namespace braid {

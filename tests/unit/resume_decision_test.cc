@@ -1,4 +1,4 @@
-#include "engine/resume_decision.h"
+#include "resume/resume_decision.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "braid/file_entry.h"
-#include "engine/resume_journal.h"
+#include "resume/resume_journal.h"
 #include "proto/control_message.h"
 
 namespace braid {

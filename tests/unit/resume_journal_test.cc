@@ -1,4 +1,4 @@
-#include "engine/resume_journal.h"
+#include "resume/resume_journal.h"
 
 #include <gtest/gtest.h>
 

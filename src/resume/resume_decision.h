@@ -8,7 +8,7 @@
 #include <string>
 
 #include "braid/file_entry.h"
-#include "engine/resume_journal.h"
+#include "resume/resume_journal.h"
 #include "proto/control_message.h"
 
 namespace braid {

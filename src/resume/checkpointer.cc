@@ -1,4 +1,4 @@
-#include "engine/checkpointer.h"
+#include "resume/checkpointer.h"
 
 #include <utility>
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "braid/unique_fd.h"
-#include "engine/resume_journal.h"
+#include "resume/resume_journal.h"
 
 namespace braid {
 

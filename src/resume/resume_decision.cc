@@ -1,4 +1,4 @@
-#include "engine/resume_decision.h"
+#include "resume/resume_decision.h"
 
 namespace braid {
 namespace {

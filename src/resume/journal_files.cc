@@ -1,4 +1,4 @@
-#include "engine/journal_files.h"
+#include "resume/journal_files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "session/range_set.h"
-#include "engine/resume_journal.h"
+#include "resume/resume_journal.h"
 
 namespace braid {
 
