@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "engine/sink_session.h"
-#include "engine/source_list.h"
-#include "engine/source_session.h"
+#include "source/source_list.h"
+#include "source/source_session.h"
 #include "autostreams/stream_controller.h"
 #include "proto/control_channel.h"
 #include "transport/listen_plan.h"

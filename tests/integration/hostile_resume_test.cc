@@ -14,7 +14,7 @@
 #include <iterator>
 
 #include "resume/resume_journal.h"
-#include "engine/source_fingerprint.h"
+#include "source/source_fingerprint.h"
 #include "support/fake_agent.h"
 #include "support/hostile_fixture.h"
 #include "support/test_files.h"

@@ -1,4 +1,4 @@
-#include "engine/block_scheduler.h"
+#include "source/block_scheduler.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "engine/source_session.h"
+#include "source/source_session.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -14,11 +14,11 @@
 #include <thread>
 
 #include "braid/unique_fd.h"
-#include "engine/block_scheduler.h"
+#include "source/block_scheduler.h"
 #include "session/blocking_queue.h"
 #include "session/buffer_pool.h"
 #include "session/stream_setup.h"
-#include "engine/token_bucket.h"
+#include "source/token_bucket.h"
 #include "security/crypto/file_digest.h"
 #include "transport/block_codec.h"
 #include "transport/data_connector.h"

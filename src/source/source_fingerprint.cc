@@ -1,4 +1,4 @@
-#include "engine/source_fingerprint.h"
+#include "source/source_fingerprint.h"
 
 #include <unistd.h>
 

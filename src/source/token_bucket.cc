@@ -1,4 +1,4 @@
-#include "engine/token_bucket.h"
+#include "source/token_bucket.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/source_list.h"
+#include "source/source_list.h"
 #include "session/transfer_state.h"
 #include "proto/control_message.h"
 #include "transport/listen_plan.h"

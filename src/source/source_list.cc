@@ -1,4 +1,4 @@
-#include "engine/source_list.h"
+#include "source/source_list.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 
 #include "braid/error.h"
 #include "braid/unique_fd.h"
-#include "engine/source_fingerprint.h"
+#include "source/source_fingerprint.h"
 
 namespace braid {
 namespace {
