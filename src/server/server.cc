@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include "engine/sink_session.h"
+#include "sink/sink_session.h"
 #include "source/source_list.h"
 #include "source/source_session.h"
 #include "autostreams/stream_controller.h"

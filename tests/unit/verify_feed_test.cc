@@ -1,7 +1,7 @@
 // VerifyFeed without threads that block: which offered blocks the verifier
 // gets back, what it drops, and that a stopped feed holds nothing.
 
-#include "engine/verify_feed.h"
+#include "sink/verify_feed.h"
 
 #include <gtest/gtest.h>
 

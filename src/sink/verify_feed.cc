@@ -1,4 +1,4 @@
-#include "engine/verify_feed.h"
+#include "sink/verify_feed.h"
 
 #include <algorithm>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "engine/ordered_writer.h"
+#include "sink/ordered_writer.h"
 
 namespace braid {
 

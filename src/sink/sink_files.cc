@@ -1,4 +1,4 @@
-#include "engine/sink_files.h"
+#include "sink/sink_files.h"
 
 #include <fcntl.h>
 #include <linux/magic.h>

@@ -1,4 +1,4 @@
-#include "engine/sink_resume.h"
+#include "sink/sink_resume.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -10,7 +10,7 @@
 
 #include "resume/checkpointer.h"
 #include "resume/journal_files.h"
-#include "engine/sink_files.h"
+#include "sink/sink_files.h"
 #include "proto/control_message.h"
 
 namespace braid {

@@ -1,4 +1,4 @@
-#include "engine/sink_session.h"
+#include "sink/sink_session.h"
 
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -14,11 +14,11 @@
 #include "session/buffer_pool.h"
 #include "resume/checkpointer.h"
 #include "resume/journal_files.h"
-#include "engine/ordered_writer.h"
-#include "engine/sink_files.h"
-#include "engine/sink_resume.h"
+#include "sink/ordered_writer.h"
+#include "sink/sink_files.h"
+#include "sink/sink_resume.h"
 #include "session/stream_setup.h"
-#include "engine/verify_feed.h"
+#include "sink/verify_feed.h"
 #include "transport/block_codec.h"
 #include "transport/data_listener.h"
 #include "transport/data_socket.h"
