@@ -8,8 +8,8 @@
 #include "braid/error.h"
 #include "cli/command_line.h"
 #include "engine/agent.h"
-#include "server/fd_stream.h"
-#include "server/server.h"
+#include "serve/fd_stream.h"
+#include "serve/server.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "server/fd_stream.h"
+#include "serve/fd_stream.h"
 
 #include <sys/socket.h>
 #include <unistd.h>

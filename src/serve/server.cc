@@ -1,4 +1,4 @@
-#include "server/server.h"
+#include "serve/server.h"
 
 #include <sys/utsname.h>
 
