@@ -9,11 +9,11 @@
 #include <cstdio>
 #include <map>
 
-#include "engine/progress_display.h"
+#include "agent/report/progress_display.h"
 #include "engine/server_end.h"
 #include "engine/stall_watch.h"
 #include "session/target_plan.h"
-#include "engine/transfer_report.h"
+#include "agent/report/transfer_report.h"
 #include "transport/socket_tuning.h"
 
 namespace braid {

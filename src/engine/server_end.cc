@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "engine/local_server.h"
-#include "engine/ssh_command_server.h"
+#include "launch/local_server.h"
+#include "launch/ssh_command_server.h"
 #include "security/ssh/ssh_connection.h"
 
 namespace braid {

@@ -19,7 +19,7 @@
 #include <string>
 
 #include "braid/error.h"
-#include "engine/ssh_command_server.h"
+#include "launch/ssh_command_server.h"
 #include "support/process_runner.h"
 #include "support/sshd_fixture.h"
 #include "support/test_files.h"

@@ -1,6 +1,6 @@
 #pragma once
 /// A real `braid --serve --serve-fd 3` child over a socketpair, as the agent
-/// starts a local end (src/engine/local_server.cc), for tests that play a
+/// starts a local end (src/launch/local_server.cc), for tests that play a
 /// malicious agent against it.
 
 #include <sys/types.h>

@@ -1,4 +1,4 @@
-#include "engine/progress_format.h"
+#include "agent/report/progress_format.h"
 
 #include <gtest/gtest.h>
 

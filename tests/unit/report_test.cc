@@ -1,4 +1,4 @@
-#include "engine/report.h"
+#include "agent/report/report.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
 // The -S failure table: ssh's exit status and stderr to braid's error classes.
 
-#include "engine/ssh_client_errors.h"
+#include "launch/ssh_client_errors.h"
 
 #include <gtest/gtest.h>
 
-#include "engine/ssh_command_server.h"
+#include "launch/ssh_command_server.h"
 
 namespace braid {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "engine/progress_format.h"
+#include "agent/report/progress_format.h"
 
 namespace braid {
 

@@ -1,4 +1,4 @@
-#include "engine/local_server.h"
+#include "launch/local_server.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "engine/ssh_client_errors.h"
+#include "launch/ssh_client_errors.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "engine/ssh_command_server.h"
+#include "launch/ssh_command_server.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -22,7 +22,7 @@
 
 #include "braid/error.h"
 #include "braid/unique_fd.h"
-#include "engine/ssh_client_errors.h"
+#include "launch/ssh_client_errors.h"
 
 namespace braid {
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/transfer_report.h"
+#include "agent/report/transfer_report.h"
 
 #include <cerrno>
 #include <chrono>

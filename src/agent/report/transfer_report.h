@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "braid/options.h"
-#include "engine/report.h"
+#include "agent/report/report.h"
 #include "proto/control_message.h"
 
 namespace braid {

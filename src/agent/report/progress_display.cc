@@ -1,4 +1,4 @@
-#include "engine/progress_display.h"
+#include "agent/report/progress_display.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
