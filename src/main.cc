@@ -7,7 +7,7 @@
 
 #include "braid/error.h"
 #include "cli/command_line.h"
-#include "engine/agent.h"
+#include "agent/agent.h"
 #include "serve/fd_stream.h"
 #include "serve/server.h"
 

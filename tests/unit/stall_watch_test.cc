@@ -1,6 +1,6 @@
 // Stall detection with a fake clock: what counts as progress, and who is blamed.
 
-#include "engine/stall_watch.h"
+#include "agent/stall_watch.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "engine/server_end.h"
+#include "agent/server_end.h"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "engine/stall_watch.h"
+#include "agent/stall_watch.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "engine/agent.h"
+#include "agent/agent.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -10,8 +10,8 @@
 #include <map>
 
 #include "agent/report/progress_display.h"
-#include "engine/server_end.h"
-#include "engine/stall_watch.h"
+#include "agent/server_end.h"
+#include "agent/stall_watch.h"
 #include "session/target_plan.h"
 #include "agent/report/transfer_report.h"
 #include "transport/socket_tuning.h"
