@@ -9,11 +9,11 @@
 #include <cstdio>
 #include <map>
 
+#include "agent/file_list_check.h"
 #include "agent/report/progress_display.h"
+#include "agent/report/transfer_report.h"
 #include "agent/server_end.h"
 #include "agent/stall_watch.h"
-#include "session/target_plan.h"
-#include "agent/report/transfer_report.h"
 #include "transport/socket_tuning.h"
 
 namespace braid {

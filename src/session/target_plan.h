@@ -2,7 +2,6 @@
 /// Where each file of a transfer lands, by scp's and cp's rules. Pure: the
 /// sink stats the target and passes what it found.
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,23 +30,6 @@ struct TargetPlan {
 /// trailing slash, a directory onto a stream.
 TargetPlan PlanTarget(const std::string& target, const TargetInfo& info, std::size_t top_count,
                       const std::vector<FileEntry>& entries, const std::string& host);
-
-/// The agent's check of a source's file list, entry by entry, so a source
-/// cannot send names it was not asked for (scp's CVE-2019-6111): ids dense
-/// and in order, each entry under the name of the SRC it claims (the last
-/// component of the path as typed, when that names it), and directories,
-/// links or nested names only with -r.
-class FileListCheck {
- public:
-  FileListCheck(const std::vector<std::string>& source_paths, bool recursive);
-  /// Throws BraidError(kProtocol) naming the entry.
-  void Check(const FileEntry& entry);
-
- private:
-  std::vector<std::optional<std::string>> names_;  ///< nullopt: learnt from the first entry
-  bool recursive_;
-  std::uint32_t next_id_ = 0;
-};
 
 /// The sink's check of the whole list before it creates anything: no path
 /// twice, and every nested entry inside a directory listed before it, so the

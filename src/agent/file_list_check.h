@@ -1,0 +1,31 @@
+#pragma once
+/// The agent's guard against a lying source. Pure: it sees each entry of the
+/// file list as the agent relays it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "braid/file_entry.h"
+
+namespace braid {
+
+/// The agent's check of a source's file list, entry by entry, so a source
+/// cannot send names it was not asked for (scp's CVE-2019-6111): ids dense
+/// and in order, each entry under the name of the SRC it claims (the last
+/// component of the path as typed, when that names it), and directories,
+/// links or nested names only with -r.
+class FileListCheck {
+ public:
+  FileListCheck(const std::vector<std::string>& source_paths, bool recursive);
+  /// Throws BraidError(kProtocol) naming the entry.
+  void Check(const FileEntry& entry);
+
+ private:
+  std::vector<std::optional<std::string>> names_;  ///< nullopt: learnt from the first entry
+  bool recursive_;
+  std::uint32_t next_id_ = 0;
+};
+
+}  // namespace braid

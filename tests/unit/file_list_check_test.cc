@@ -1,0 +1,71 @@
+#include "agent/file_list_check.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "braid/error.h"
+#include "braid/file_entry.h"
+#include "thrown_code.h"
+
+namespace braid {
+namespace {
+
+FileEntry Entry(std::uint32_t id, std::string path, FileKind kind = FileKind::kRegular,
+                std::uint16_t top = 0) {
+  FileEntry e;
+  e.id = id;
+  e.path = std::move(path);
+  e.kind = kind;
+  e.top = top;
+  return e;
+}
+
+TEST(FileListCheckTest, AcceptsTheFilesAskedForInOrder) {
+  FileListCheck check({"/data/a.bin", "rel/b.txt/"}, false);
+  EXPECT_NO_THROW(check.Check(Entry(0, "a.bin")));
+  EXPECT_NO_THROW(check.Check(Entry(1, "b.txt", FileKind::kRegular, 1)));
+}
+
+TEST(FileListCheckTest, RejectsANameThatWasNotAskedFor) {
+  FileListCheck check({"/data/a.bin"}, false);
+  EXPECT_EQ(ThrownCode([&] { check.Check(Entry(0, ".bashrc")); }), ErrorCode::kProtocol);
+}
+
+TEST(FileListCheckTest, RejectsIdsOutOfOrder) {
+  FileListCheck check({"a", "b"}, false);
+  EXPECT_EQ(ThrownCode([&] { check.Check(Entry(1, "b", FileKind::kRegular, 1)); }),
+            ErrorCode::kProtocol);
+}
+
+TEST(FileListCheckTest, RejectsATopIndexBeyondTheSources) {
+  FileListCheck check({"a"}, false);
+  EXPECT_EQ(ThrownCode([&] { check.Check(Entry(0, "a", FileKind::kRegular, 1)); }),
+            ErrorCode::kProtocol);
+}
+
+TEST(FileListCheckTest, TreesOnlyWithRecursive) {
+  FileListCheck plain({"dir"}, false);
+  EXPECT_EQ(ThrownCode([&] { plain.Check(Entry(0, "dir", FileKind::kDirectory)); }),
+            ErrorCode::kProtocol);
+  FileListCheck recursive({"dir"}, true);
+  EXPECT_NO_THROW(recursive.Check(Entry(0, "dir", FileKind::kDirectory)));
+  EXPECT_NO_THROW(recursive.Check(Entry(1, "dir/x")));
+  EXPECT_EQ(ThrownCode([&] { recursive.Check(Entry(2, "other/x")); }), ErrorCode::kProtocol);
+}
+
+TEST(FileListCheckTest, ADotSourceLearnsItsNameFromTheFirstEntry) {
+  FileListCheck check({"."}, true);
+  EXPECT_NO_THROW(check.Check(Entry(0, "home", FileKind::kDirectory)));
+  EXPECT_NO_THROW(check.Check(Entry(1, "home/f")));
+  EXPECT_EQ(ThrownCode([&] { check.Check(Entry(2, "etc/passwd")); }), ErrorCode::kProtocol);
+}
+
+TEST(FileListCheckTest, StdinIsNamedStdin) {
+  FileListCheck check({"-"}, false);
+  EXPECT_NO_THROW(check.Check(Entry(0, "stdin", FileKind::kStream)));
+}
+
+}  // namespace
+}  // namespace braid
