@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "braid/wire.h"
-#include "resume/resume_journal.h"
 #include "proto/control_message.h"
+#include "resume/resume_journal.h"
 #include "security/crypto/stream_handshake.h"
 #include "transport/block_codec.h"
 #include "transport/data_frame.h"

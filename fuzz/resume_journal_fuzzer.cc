@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "resume/resume_journal.h"
 #include "fuzz_support.h"
+#include "resume/resume_journal.h"
 #include "transport/data_frame.h"
 
 using namespace braid;

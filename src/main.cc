@@ -5,9 +5,9 @@
 
 #include <cstdio>
 
+#include "agent/agent.h"
 #include "braid/error.h"
 #include "cli/command_line.h"
-#include "agent/agent.h"
 #include "serve/fd_stream.h"
 #include "serve/server.h"
 

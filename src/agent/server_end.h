@@ -14,8 +14,8 @@
 #include "braid/byte_stream.h"
 #include "braid/endpoint.h"
 #include "braid/options.h"
-#include "session/blocking_queue.h"
 #include "proto/control_channel.h"
+#include "session/blocking_queue.h"
 
 namespace braid {
 

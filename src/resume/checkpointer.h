@@ -10,8 +10,8 @@
 #include <span>
 #include <vector>
 
-#include "session/range_set.h"
 #include "resume/resume_journal.h"
+#include "session/range_set.h"
 
 namespace braid {
 

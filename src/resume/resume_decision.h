@@ -8,8 +8,8 @@
 #include <string>
 
 #include "braid/file_entry.h"
-#include "resume/resume_journal.h"
 #include "proto/control_message.h"
+#include "resume/resume_journal.h"
 
 namespace braid {
 

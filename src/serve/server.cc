@@ -9,11 +9,11 @@
 #include <mutex>
 #include <thread>
 
+#include "autostreams/stream_controller.h"
+#include "proto/control_channel.h"
 #include "sink/sink_session.h"
 #include "source/source_list.h"
 #include "source/source_session.h"
-#include "autostreams/stream_controller.h"
-#include "proto/control_channel.h"
 #include "transport/listen_plan.h"
 #include "transport/socket_tuning.h"
 

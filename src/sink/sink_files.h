@@ -20,9 +20,9 @@
 #include "braid/file_entry.h"
 #include "braid/fsync_policy.h"
 #include "braid/unique_fd.h"
+#include "security/crypto/file_digest.h"
 #include "session/range_set.h"
 #include "session/target_plan.h"
-#include "security/crypto/file_digest.h"
 
 namespace braid {
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "proto/control_message.h"
 #include "resume/checkpointer.h"
 #include "resume/journal_files.h"
 #include "sink/sink_files.h"
-#include "proto/control_message.h"
 
 namespace braid {
 

@@ -10,14 +10,14 @@
 #include <cerrno>
 #include <thread>
 
-#include "session/blocking_queue.h"
-#include "session/buffer_pool.h"
 #include "resume/checkpointer.h"
 #include "resume/journal_files.h"
+#include "session/blocking_queue.h"
+#include "session/buffer_pool.h"
+#include "session/stream_setup.h"
 #include "sink/ordered_writer.h"
 #include "sink/sink_files.h"
 #include "sink/sink_resume.h"
-#include "session/stream_setup.h"
 #include "sink/verify_feed.h"
 #include "transport/block_codec.h"
 #include "transport/data_listener.h"

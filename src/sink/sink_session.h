@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "session/transfer_state.h"
 #include "proto/control_message.h"
+#include "session/transfer_state.h"
 
 namespace braid {
 

@@ -14,12 +14,12 @@
 #include <thread>
 
 #include "braid/unique_fd.h"
-#include "source/block_scheduler.h"
+#include "security/crypto/file_digest.h"
 #include "session/blocking_queue.h"
 #include "session/buffer_pool.h"
 #include "session/stream_setup.h"
+#include "source/block_scheduler.h"
 #include "source/token_bucket.h"
-#include "security/crypto/file_digest.h"
 #include "transport/block_codec.h"
 #include "transport/data_connector.h"
 #include "transport/data_socket.h"

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "source/source_list.h"
-#include "session/transfer_state.h"
 #include "proto/control_message.h"
+#include "session/transfer_state.h"
+#include "source/source_list.h"
 #include "transport/listen_plan.h"
 
 namespace braid {

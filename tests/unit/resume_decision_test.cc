@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "braid/file_entry.h"
-#include "resume/resume_journal.h"
 #include "proto/control_message.h"
+#include "resume/resume_journal.h"
 
 namespace braid {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "braid/options.h"
 #include "agent/report/report.h"
+#include "braid/options.h"
 #include "proto/control_message.h"
 
 namespace braid {
