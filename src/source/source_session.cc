@@ -97,6 +97,7 @@ struct SourceSession::Impl {
   int active = kMaxStreams;
   bool all_work = false;
   /// --polite pacing, separate from -x so that lifting it never lifts the user's limit.
+  /// Set by the constructor and never replaced, so the reporter thread may read it.
   std::unique_ptr<RateLimiter> pacer;
   /// Waits while this sender is parked; false once the transfer failed.
   bool WaitTurn(std::size_t position, TransferState& state) {
@@ -160,6 +161,11 @@ SourceSession::SourceSession(std::vector<SourceFile> files, SourceStart start, s
   for (const auto& f : impl_->files) impl_->entries.push_back(f.entry);
   impl_->start = std::move(start);
   impl_->host = std::move(host);
+  // Made here, before any thread runs, and never replaced: the reporter's
+  // SetPace reads `pacer` while Run is still setting up the streams.
+  const TransferParams& p = impl_->start.params;
+  if (p.polite) impl_->pacer = std::make_unique<RateLimiter>(0, p.block_size);
+  if (p.rate > 0) impl_->limiter = std::make_unique<RateLimiter>(p.rate, p.block_size);
 }
 
 SourceSession::~SourceSession() = default;
@@ -476,10 +482,6 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   if (p.auto_streams) {
     // The controller starts from a few streams and opens more when they pay.
     SetActiveStreams(std::min<int>(p.min_streams > 2 ? p.min_streams : 2, p.streams));
-  }
-  if (p.polite) s.pacer = std::make_unique<RateLimiter>(0, p.block_size);
-  if (p.rate > 0) {
-    s.limiter = std::make_unique<RateLimiter>(p.rate, p.block_size);
   }
   state_.OnAbort([&s] {
     std::uint64_t one = 1;
