@@ -30,8 +30,7 @@ std::ostream& operator<<(std::ostream& os, const Step& s) {
   return os << (s.kind == Kind::kBlock      ? "Block"
                 : s.kind == Kind::kHashOnly ? "HashOnly"
                                             : "FileEnd")
-            << "(id=" << s.file_id
-            << ", offset=" << s.offset << ", length=" << s.length << ")";
+            << "(id=" << s.file_id << ", offset=" << s.offset << ", length=" << s.length << ")";
 }
 
 Step B(std::uint32_t id, std::uint64_t offset, std::uint32_t length) {
@@ -297,9 +296,9 @@ TEST(BlockSchedulerTest, NoResumeEntriesChangeNothing) {
 TEST(BlockSchedulerTest, KeptBlocksAreSkipped) {
   std::vector<FileEntry> files = {File(0, 4 * kBlock)};
   std::vector<ResumeEntry> resume = {Kept(0, {{0, 2 * kBlock}})};
-  EXPECT_EQ(ResumeSteps(files, resume, false),
-            (std::vector<Step>{B(0, 2 * kBlock, kBlock), B(0, 3 * kBlock, kBlock),
-                               End(0, 4 * kBlock)}));
+  EXPECT_EQ(
+      ResumeSteps(files, resume, false),
+      (std::vector<Step>{B(0, 2 * kBlock, kBlock), B(0, 3 * kBlock, kBlock), End(0, 4 * kBlock)}));
 }
 
 TEST(BlockSchedulerTest, KeptBlocksAreHashedOnlyForTheMd5) {
@@ -352,8 +351,8 @@ TEST(BlockSchedulerTest, BlockPartlyKeptIsSentWhole) {
 TEST(BlockSchedulerTest, KeptRangesNotOnBlockBoundaries) {
   // As a journal written with another block size leaves them.
   std::vector<FileEntry> files = {File(0, 6 * kBlock)};
-  std::vector<ResumeEntry> resume = {
-      Kept(0, {{100, 3 * kBlock + 50}, {3 * kBlock + 60, 4 * kBlock}, {4 * kBlock + 1, 7 * kBlock}})};
+  std::vector<ResumeEntry> resume = {Kept(
+      0, {{100, 3 * kBlock + 50}, {3 * kBlock + 60, 4 * kBlock}, {4 * kBlock + 1, 7 * kBlock}})};
   EXPECT_EQ(ResumeSteps(files, resume, true),
             (std::vector<Step>{B(0, 0, kBlock), H(0, kBlock, kBlock), H(0, 2 * kBlock, kBlock),
                                B(0, 3 * kBlock, kBlock), B(0, 4 * kBlock, kBlock),
@@ -362,8 +361,8 @@ TEST(BlockSchedulerTest, KeptRangesNotOnBlockBoundaries) {
 
 TEST(BlockSchedulerTest, SeveralKeptRangesInOneFile) {
   std::vector<FileEntry> files = {File(0, 6 * kBlock + 3)};
-  std::vector<ResumeEntry> resume = {Kept(0, {{0, kBlock}, {2 * kBlock, 3 * kBlock},
-                                              {5 * kBlock, 6 * kBlock + 3}})};
+  std::vector<ResumeEntry> resume = {
+      Kept(0, {{0, kBlock}, {2 * kBlock, 3 * kBlock}, {5 * kBlock, 6 * kBlock + 3}})};
   EXPECT_EQ(ResumeSteps(files, resume, false),
             (std::vector<Step>{B(0, kBlock, kBlock), B(0, 3 * kBlock, kBlock),
                                B(0, 4 * kBlock, kBlock), End(0, 6 * kBlock + 3)}));
@@ -381,18 +380,16 @@ TEST(BlockSchedulerTest, ShortLastBlockKeptOnlyWhenWhollyKept) {
 
 TEST(BlockSchedulerTest, ResumeEntriesForOnlySomeFiles) {
   std::vector<FileEntry> files = {File(0, 3 * kBlock), File(1, 0, FileKind::kDirectory),
-                                  File(2, 3 * kBlock), File(3, 2 * kBlock), File(4, 3 * kBlock),
-                                  File(5, kBlock)};
+                                  File(2, 3 * kBlock), File(3, 2 * kBlock),
+                                  File(4, 3 * kBlock), File(5, kBlock)};
   // File 0 ends on its second kept range: a cursor carried over from it would
   // miss file 2's first (and only) one. File 4 is complete.
   std::vector<ResumeEntry> resume = {Kept(0, {{0, kBlock}, {2 * kBlock, 3 * kBlock}}),
-                                     Kept(2, {{0, kBlock}}), Complete(4),
-                                     Kept(5, {{0, kBlock}})};
+                                     Kept(2, {{0, kBlock}}), Complete(4), Kept(5, {{0, kBlock}})};
   EXPECT_EQ(ResumeSteps(files, resume, false),
-            (std::vector<Step>{B(0, kBlock, kBlock), End(0, 3 * kBlock),
-                               B(2, kBlock, kBlock), B(2, 2 * kBlock, kBlock), End(2, 3 * kBlock),
-                               B(3, 0, kBlock), B(3, kBlock, kBlock), End(3, 2 * kBlock),
-                               End(5, kBlock)}));
+            (std::vector<Step>{B(0, kBlock, kBlock), End(0, 3 * kBlock), B(2, kBlock, kBlock),
+                               B(2, 2 * kBlock, kBlock), End(2, 3 * kBlock), B(3, 0, kBlock),
+                               B(3, kBlock, kBlock), End(3, 2 * kBlock), End(5, kBlock)}));
 }
 
 TEST(BlockSchedulerTest, ResumeEntriesForUnknownFilesAreHarmless) {

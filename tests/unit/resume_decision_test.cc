@@ -241,7 +241,8 @@ TEST(DecideResumeNotesTest, SizeChangeIsReportedBeforeTimeAndContent) {
   j->header.source.size += 1;
   j->header.source.mtime_sec += 1;
   j->header.source.fingerprint += 1;
-  ResumeDecision d = DecideResume(Source(), TargetFor(Final::kAbsent, true), j, kAuto, false, false);
+  ResumeDecision d =
+      DecideResume(Source(), TargetFor(Final::kAbsent, true), j, kAuto, false, false);
   EXPECT_TRUE(NoteMatches(d.note, Note::kSize)) << d.note;
   j->header.source.size -= 1;
   d = DecideResume(Source(), TargetFor(Final::kAbsent, true), j, kAuto, false, false);
@@ -280,19 +281,18 @@ TEST(DecideResumeRulesTest, InvariantsOverEveryCombination) {
   for (ResumeMode mode : {kAuto, kRequire, kOff}) {
     for (bool force : {false, true}) {
       for (bool preserve : {false, true}) {
-        for (Final final : {Final::kAbsent, Final::kSameTime, Final::kNewer, Final::kNewerNsec,
-                            Final::kOlder, Final::kOlderNsec, Final::kOtherSize,
-                            Final::kOtherSizeSame}) {
+        for (Final final :
+             {Final::kAbsent, Final::kSameTime, Final::kNewer, Final::kNewerNsec, Final::kOlder,
+              Final::kOlderNsec, Final::kOtherSize, Final::kOtherSizeSame}) {
           for (bool partial : {false, true}) {
             for (Jnl j : {Jnl::kNone, Jnl::kMatch, Jnl::kSize, Jnl::kSec, Jnl::kNsec,
                           Jnl::kFingerprint, Jnl::kBlockSize}) {
               std::optional<DecodedJournal> journal = JournalFor(j);
               ResumeDecision d =
                   DecideResume(Source(), TargetFor(final, partial), journal, mode, preserve, force);
-              SCOPED_TRACE(testing::Message()
-                           << "mode " << int(mode) << " force " << force << " preserve "
-                           << preserve << " final " << int(final) << " partial " << partial
-                           << " journal " << int(j));
+              SCOPED_TRACE(testing::Message() << "mode " << int(mode) << " force " << force
+                                              << " preserve " << preserve << " final " << int(final)
+                                              << " partial " << partial << " journal " << int(j));
               bool leftovers = partial || journal.has_value();
               bool same_source = j == Jnl::kMatch || j == Jnl::kBlockSize;
               if (d.action == ResumeAction::kResume) {

@@ -139,8 +139,8 @@ TEST(ResumeJournalTest, HeaderLayoutIsFixedAndBigEndian) {
 TEST(ResumeJournalTest, RecordLayoutIsFixedAndTiedToTheHeader) {
   JournalHeader header = SampleHeader();
   Bytes h = EncodeJournalHeader(header);
-  Bytes r = EncodeJournalRecords(header, std::vector<JournalRecord>{{0x0102030405060708ull,
-                                                                    0x0A0B0C0D, 0xFEEDull}});
+  Bytes r = EncodeJournalRecords(
+      header, std::vector<JournalRecord>{{0x0102030405060708ull, 0x0A0B0C0D, 0xFEEDull}});
   ASSERT_EQ(r.size(), kR);
   EXPECT_EQ(r, RawRecord(h, 0x0102030405060708ull, 0x0A0B0C0D, 0, 0xFEEDull));
   EXPECT_TRUE(EncodeJournalRecords(header, {}).empty());
@@ -309,8 +309,8 @@ TEST(ResumeJournalTest, BadMagicIsRejected) {
 }
 
 TEST(ResumeJournalTest, OtherVersionsAreRejected) {
-  for (std::uint16_t version : {std::uint16_t{0}, std::uint16_t{2}, std::uint16_t{0x0100},
-                                std::uint16_t{0xFFFF}}) {
+  for (std::uint16_t version :
+       {std::uint16_t{0}, std::uint16_t{2}, std::uint16_t{0x0100}, std::uint16_t{0xFFFF}}) {
     RawHeader raw;
     raw.version = version;
     EXPECT_EQ(RejectReason(raw.Encode()), "journal version not supported") << version;
@@ -480,8 +480,8 @@ TEST(ResumeJournalTest, RandomInputNeverYieldsARecordOutsideTheFile) {
               std::uniform_int_distribution<std::uint64_t>(0, 2 * 4096)(rng));
           if (rng() % 8 == 0) offset = rng();
           if (rng() % 8 == 0) length = static_cast<std::uint32_t>(rng());
-          input = Concat(input, RawRecord(small_header, offset, length, rng() % 16 == 0 ? 1 : 0,
-                                          rng()));
+          input = Concat(input,
+                         RawRecord(small_header, offset, length, rng() % 16 == 0 ? 1 : 0, rng()));
         }
         if (rng() % 4 == 0 && !input.empty()) {
           input[std::uniform_int_distribution<std::size_t>(0, input.size() - 1)(rng)] ^= 0x10;
@@ -511,7 +511,8 @@ TEST(ResumeJournalTest, RandomInputNeverYieldsARecordOutsideTheFile) {
     ASSERT_LE(d->valid_bytes, input.size()) << "iteration " << iter;
     ASSERT_EQ(d->torn, d->valid_bytes != input.size()) << "iteration " << iter;
     // What decoded is exactly what the valid bytes encode.
-    ASSERT_EQ(Journal(d->header, d->records), Prefix(input, d->valid_bytes)) << "iteration " << iter;
+    ASSERT_EQ(Journal(d->header, d->records), Prefix(input, d->valid_bytes))
+        << "iteration " << iter;
   }
   // The structured half must reach the record checks, or the loop tested little.
   EXPECT_GT(decoded, 5000);
