@@ -15,7 +15,7 @@
 
 #include "fuzz_support.h"
 #include "resume/resume_journal.h"
-#include "transport/data_frame.h"
+#include "security/crypto/payload_checksum.h"
 
 using namespace braid;
 

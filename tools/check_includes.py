@@ -68,7 +68,7 @@ ALLOWED = {
     "proto": {"braid", "crypto", "proto"},
     "session": {"braid", "crypto", "transport", "proto", "session"},
     "autostreams": {"braid", "proto", "autostreams"},
-    "resume": {"braid", "crypto", "transport", "proto", "session", "resume"},
+    "resume": {"braid", "crypto", "proto", "session", "resume"},
     "source": {"braid", "crypto", "transport", "proto", "session", "source"},
     "sink": {"braid", "crypto", "transport", "proto", "session", "resume", "sink"},
     "serve": {"braid", "crypto", "transport", "proto", "session", "autostreams", "source", "sink",

@@ -66,7 +66,7 @@ class CheckIncludesTest(unittest.TestCase):
         self.assertEqual(result.returncode, 1)
         self.assertEqual(result.stdout.splitlines(),
                          ['src/resume/checkpointer.h:2: includes "sink/sink_files.h": layer resume '
-                          "may include braid, crypto, proto, resume, session, transport "
+                          "may include braid, crypto, proto, resume, session "
                           "(tools/check_includes.py)"])
 
     def test_a_nested_folder_is_its_own_layer(self):

@@ -1,7 +1,5 @@
 #include "transport/data_frame.h"
 
-#include <xxhash.h>
-
 #include <limits>
 
 #include "braid/wire.h"
@@ -111,10 +109,6 @@ std::vector<ResendRange> DecodeResendList(std::span<const std::uint8_t> payload)
     out.push_back(range);
   }
   return out;
-}
-
-std::uint64_t PayloadChecksum(std::span<const std::uint8_t> payload) {
-  return XXH3_64bits(payload.data(), payload.size());
 }
 
 }  // namespace braid

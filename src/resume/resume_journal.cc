@@ -3,7 +3,7 @@
 #include <array>
 
 #include "braid/wire.h"
-#include "transport/data_frame.h"
+#include "security/crypto/payload_checksum.h"
 
 namespace braid {
 namespace {

@@ -7,8 +7,8 @@
 #include <cerrno>
 
 #include "resume/resume_decision.h"
+#include "security/crypto/payload_checksum.h"
 #include "session/target_plan.h"
-#include "transport/data_frame.h"
 
 namespace braid {
 namespace {

@@ -12,6 +12,7 @@
 
 #include "resume/checkpointer.h"
 #include "resume/journal_files.h"
+#include "security/crypto/payload_checksum.h"
 #include "session/blocking_queue.h"
 #include "session/buffer_pool.h"
 #include "session/stream_setup.h"

@@ -15,6 +15,7 @@
 
 #include "braid/unique_fd.h"
 #include "security/crypto/file_digest.h"
+#include "security/crypto/payload_checksum.h"
 #include "session/blocking_queue.h"
 #include "session/buffer_pool.h"
 #include "session/stream_setup.h"

@@ -14,6 +14,7 @@
 #include <iterator>
 
 #include "resume/resume_journal.h"
+#include "security/crypto/payload_checksum.h"
 #include "source/source_fingerprint.h"
 #include "support/fake_agent.h"
 #include "support/hostile_fixture.h"

@@ -10,6 +10,7 @@
 #include <chrono>
 
 #include "braid/wire.h"
+#include "security/crypto/payload_checksum.h"
 #include "security/crypto/stream_handshake.h"
 
 namespace braid::testing {

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "security/crypto/payload_checksum.h"
 #include "support/fake_peer.h"
 #include "transport/block_codec.h"
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "resume/resume_journal.h"
-#include "transport/data_frame.h"
+#include "security/crypto/payload_checksum.h"
 
 namespace braid {
 namespace {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "braid/error.h"
+#include "security/crypto/payload_checksum.h"
 
 namespace braid {
 namespace {

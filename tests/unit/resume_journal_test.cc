@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "braid/wire.h"
-#include "transport/data_frame.h"
+#include "security/crypto/payload_checksum.h"
 
 namespace braid {
 namespace {
