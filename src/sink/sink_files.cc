@@ -109,6 +109,11 @@ void SinkFiles::Fail(const std::string& path, int err) const {
   throw BraidError(ErrorCodeForTargetErrno(err), DescribeErrno(host_, path, err));
 }
 
+void SinkFiles::FailExists(const std::string& path) const {
+  throw BraidError(ErrorCode::kTargetUnwritable,
+                   DescribeErrno(host_, path, EEXIST) + " (use -f to replace it)");
+}
+
 void SinkFiles::Reject(const std::string& why) {
   throw BraidError(ErrorCode::kProtocol, "protocol error: " + why);
 }
@@ -148,10 +153,7 @@ void SinkFiles::Prepare(bool force) {
         gained.insert(Parent(path));
         break;
       case FileKind::kSymlink:
-        if (exists && !force) {
-          throw BraidError(ErrorCode::kTargetUnwritable,
-                           DescribeErrno(host_, path, EEXIST) + " (use -f to replace it)");
-        }
+        if (exists && !force) FailExists(path);
         if (exists && ::unlink(path.c_str()) != 0) Fail(path, errno);
         if (::symlink(f.entry.link_target.c_str(), path.c_str()) != 0) {
           Fail(path, errno);
@@ -167,10 +169,7 @@ void SinkFiles::Prepare(bool force) {
       case FileKind::kStream:
         if (f.in_place) break;
         if (exists && S_ISDIR(existing.st_mode)) Fail(path, EISDIR);
-        if (exists && !force) {
-          throw BraidError(ErrorCode::kTargetUnwritable,
-                           DescribeErrno(host_, path, EEXIST) + " (use -f to replace it)");
-        }
+        if (exists && !force) FailExists(path);
         break;
     }
   }
@@ -230,34 +229,26 @@ bool SinkFiles::OpenAnonymous(SinkFile& f) {
   Fail(f.final_path, errno);
 }
 
-void SinkFiles::LinkAnonymous(SinkFile& f, bool force) {
-  int fd = f.fd.get();
-  int rc = -1;
+bool SinkFiles::LinkDescriptor(int fd, const std::string& path) {
   if (link_empty_path_ok_) {
-    rc = ::linkat(fd, "", AT_FDCWD, f.final_path.c_str(), AT_EMPTY_PATH);
+    if (::linkat(fd, "", AT_FDCWD, path.c_str(), AT_EMPTY_PATH) == 0) return true;
     // Without CAP_DAC_READ_SEARCH the kernel answers ENOENT.
-    if (rc != 0 && errno == ENOENT) link_empty_path_ok_ = false;
+    if (errno != ENOENT) return false;
+    link_empty_path_ok_ = false;
   }
-  if (!link_empty_path_ok_) {
-    std::string self = "/proc/self/fd/" + std::to_string(fd);
-    rc = ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, f.final_path.c_str(), AT_SYMLINK_FOLLOW);
-  }
-  if (rc == 0) return;
+  std::string self = "/proc/self/fd/" + std::to_string(fd);
+  return ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0;
+}
+
+bool SinkFiles::LinkAnonymous(SinkFile& f, bool force) {
+  if (LinkDescriptor(f.fd.get(), f.final_path)) return true;
   int err = errno;
   if (err == EEXIST && force) {
     // Something took the name since the copy began: replace it as a rename would.
-    std::string self = "/proc/self/fd/" + std::to_string(fd);
-    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, f.partial_path.c_str(), AT_SYMLINK_FOLLOW) ==
-            0 &&
-        ::rename(f.partial_path.c_str(), f.final_path.c_str()) == 0) {
-      return;
-    }
-    err = errno;
+    if (!LinkDescriptor(f.fd.get(), f.partial_path)) Fail(f.partial_path, errno);
+    return false;
   }
-  if (err == EEXIST) {
-    throw BraidError(ErrorCode::kTargetUnwritable,
-                     DescribeErrno(host_, f.final_path, err) + " (use -f to replace it)");
-  }
+  if (err == EEXIST) FailExists(f.final_path);
   Fail(f.final_path, err);
 }
 
@@ -417,27 +408,18 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
   if (preserve_) {
     if (::futimens(fd, EntryTimes(f.entry).times) != 0) Fail(path, errno);
   }
-  if (f.anonymous) LinkAnonymous(f, force);
+  bool linked = f.anonymous && LinkAnonymous(f, force);
   {
     std::lock_guard lock(mutex_);
     f.direct_fd.Reset();
     f.fd.Reset();
   }
-  if (f.anonymous) {
-    std::lock_guard lock(mutex_);
-    f.committed = true;
-    return;
-  }
-  int rc = force ? ::rename(f.partial_path.c_str(), f.final_path.c_str())
-                 : ::renameat2(AT_FDCWD, f.partial_path.c_str(), AT_FDCWD, f.final_path.c_str(),
-                               RENAME_NOREPLACE);
-  if (rc != 0) {
-    int err = errno;
-    if (err == EEXIST) {
-      throw BraidError(ErrorCode::kTargetUnwritable,
-                       DescribeErrno(host_, f.final_path, err) + " (use -f to replace it)");
-    }
-    Fail(f.final_path, err);
+  if (!linked) {
+    int rc = force ? ::rename(f.partial_path.c_str(), f.final_path.c_str())
+                   : ::renameat2(AT_FDCWD, f.partial_path.c_str(), AT_FDCWD, f.final_path.c_str(),
+                                 RENAME_NOREPLACE);
+    if (rc != 0 && errno == EEXIST) FailExists(f.final_path);
+    if (rc != 0) Fail(f.final_path, errno);
   }
   std::lock_guard lock(mutex_);
   f.committed = true;

@@ -133,6 +133,8 @@ class SinkFiles {
 
  private:
   [[noreturn]] void Fail(const std::string& path, int err) const;
+  /// Something is at `path` already, and -f was not given.
+  [[noreturn]] void FailExists(const std::string& path) const;
   /// The mode a copy gets: the source's with -p, else the source's less the umask.
   mode_t ModeFor(const FileEntry& entry) const;
   [[noreturn]] static void Reject(const std::string& why);
@@ -141,8 +143,12 @@ class SinkFiles {
   int OpenLocked(SinkFile& f);
   /// Opens `f.fd` as a nameless file in its directory when it may be; false if not.
   bool OpenAnonymous(SinkFile& f);
-  /// Gives an anonymous file its final name (Commit, after MakeDurable).
-  void LinkAnonymous(SinkFile& f, bool force);
+  /// Gives an anonymous file its final name (Commit, after MakeDurable); false
+  /// when the name was taken and `force` linked it under its partial name
+  /// instead, for Commit's rename to replace what is there.
+  bool LinkAnonymous(SinkFile& f, bool force);
+  /// Links the nameless file `fd` in at `path`; false with errno set.
+  bool LinkDescriptor(int fd, const std::string& path);
   /// Opens `f.direct_fd` when a durable copy of a large file should bypass the page cache.
   void OpenDirect(SinkFile& f, bool on_tmpfs);
   /// Writes all of `length` bytes with pwrites of at most `piece`; an errno, or 0.
