@@ -75,6 +75,8 @@ test_all() {
     -R '^(BlockingQueue|BufferPool|OrderedWriter|TransferState|TokenBucket|RateLimiter|Checkpointer|FuzzRegression)Test\.'
   echo "== every decoder fuzzed for 10 s (tools/fuzz.sh; longer runs: docs/security.md)"
   tools/fuzz.sh --seconds 10 --build build-fuzz
+  echo "== clang's thread-safety analysis over every library (the BRAID_GUARDED_BY notes)"
+  cmake --build build-fuzz -j "$jobs" --target braid
 }
 
 case "${1:-}" in

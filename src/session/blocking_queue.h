@@ -2,10 +2,12 @@
 /// A FIFO handed between threads. Closing it lets consumers drain what is
 /// left and then see the end; Abort drops everything at once.
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <optional>
+
+#include "braid/mutex.h"
 
 namespace braid {
 
@@ -15,7 +17,7 @@ class BlockingQueue {
   /// Returns false when the queue was closed or aborted (the item is dropped).
   bool Push(T item) {
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       if (closed_) return false;
       items_.push_back(std::move(item));
     }
@@ -27,7 +29,7 @@ class BlockingQueue {
   /// take it), not after Abort: false then, and the item is dropped.
   bool PushFront(T item) {
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       if (aborted_) return false;
       items_.push_front(std::move(item));
     }
@@ -36,8 +38,8 @@ class BlockingQueue {
   }
   /// Blocks for the next item; nullopt when closed and drained, or aborted.
   std::optional<T> Pop() {
-    std::unique_lock lock(mutex_);
-    cv_.wait(lock, [this] { return !items_.empty() || closed_; });
+    MutexLock lock(mutex_);
+    while (items_.empty() && !closed_) cv_.wait(lock.native());
     if (items_.empty()) return std::nullopt;
     T item = std::move(items_.front());
     items_.pop_front();
@@ -45,8 +47,11 @@ class BlockingQueue {
   }
   template <typename Duration>
   std::optional<T> PopFor(Duration timeout) {
-    std::unique_lock lock(mutex_);
-    cv_.wait_for(lock, timeout, [this] { return !items_.empty() || closed_; });
+    MutexLock lock(mutex_);
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (items_.empty() && !closed_) {
+      if (cv_.wait_until(lock.native(), deadline) == std::cv_status::timeout) break;
+    }
     if (items_.empty()) return std::nullopt;
     T item = std::move(items_.front());
     items_.pop_front();
@@ -54,7 +59,7 @@ class BlockingQueue {
   }
   void Close() {
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       closed_ = true;
     }
     cv_.notify_all();
@@ -62,7 +67,7 @@ class BlockingQueue {
   void Abort() {
     std::deque<T> dropped;
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       closed_ = true;
       aborted_ = true;
       dropped.swap(items_);
@@ -71,11 +76,11 @@ class BlockingQueue {
   }
 
  private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<T> items_;
-  bool closed_ = false;
-  bool aborted_ = false;
+  Mutex mutex_;
+  std::condition_variable cv_;  ///< signals a new item, Close or Abort
+  std::deque<T> items_ BRAID_GUARDED_BY(mutex_);
+  bool closed_ BRAID_GUARDED_BY(mutex_) = false;
+  bool aborted_ BRAID_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace braid
