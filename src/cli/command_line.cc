@@ -330,9 +330,8 @@ FsyncPolicy ParseFsyncPolicy(const std::string& text) {
   Fail("-y/--fsync must be none, d (data) or dd (data and directory entries), got " + Quote(text));
 }
 
-/// Converts and range-checks what CLI11 collected. Presence is taken from `app`, so an
-/// explicit empty value ("-s ''") is an error rather than the default.
-void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
+/// -s, -w, -B, -x, -c, --size: how much moves how, range-checked.
+void ApplyTransferSizes(const CLI::App& app, const RawArgs& raw, Options& options) {
   auto given = [&app](const char* name) { return app.count(name) > 0; };
   if (given("--streams")) {
     StreamCount count = ParseStreamCount(raw.streams);
@@ -354,14 +353,29 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
     }
     options.block_size = static_cast<std::uint32_t>(size);
   }
-  if (given("--progress")) {
-    options.progress_interval = ParseSeconds(raw.progress, "-P/--progress");
-  }
-  if (given("--hash")) {
-    std::optional<HashAlgorithm> hash = ParseHashName(raw.hash);
-    if (!hash) {
-      Fail("-E/--hash takes " + std::string(kHashChoices) + ", got " + Quote(raw.hash));
+  if (given("--size")) options.size = ParseSizeFor(raw.size, "--size");
+  if (given("--rate")) {
+    try {
+      options.rate = ParseRate(raw.rate);
+    } catch (const BraidError& e) {
+      Fail(std::string("-x/--rate: ") + e.what());
     }
+    // 0 would mean "unlimited" on the wire; a user who typed it meant something else.
+    if (options.rate == 0) Fail("-x/--rate must be at least 1 byte/s, got " + Quote(raw.rate));
+  }
+  if (given("--compress")) {
+    if (raw.compress < 1 || raw.compress > 9) {
+      Fail("-c/--compress level must be from 1 to 9, got " + std::to_string(raw.compress));
+    }
+    options.compress_level = raw.compress;
+  }
+}
+
+/// -E/-e: one hash algorithm, named once.
+void ApplyHash(const CLI::App& app, const RawArgs& raw, Options& options) {
+  if (app.count("--hash") > 0) {
+    std::optional<HashAlgorithm> hash = ParseHashName(raw.hash);
+    if (!hash) Fail("-E/--hash takes " + std::string(kHashChoices) + ", got " + Quote(raw.hash));
     options.hash = *hash;
   }
   if (raw.md5_short) {
@@ -370,41 +384,32 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
     }
     options.hash = HashAlgorithm::kMd5;
   }
-  if (options.remote_command.empty()) {
-    Fail("-T/--remote-cmd must not be empty");
-  }
-  if (given("--ssh-command") && options.ssh_command.find_first_not_of(" \t") == std::string::npos) {
+}
+
+/// -T, -S, -i, --ssh-port: how the remote ends are reached.
+void ApplySshOptions(const CLI::App& app, const RawArgs& raw, Options& options) {
+  if (options.remote_command.empty()) Fail("-T/--remote-cmd must not be empty");
+  if (app.count("--ssh-command") > 0 &&
+      options.ssh_command.find_first_not_of(" \t") == std::string::npos) {
     Fail("-S/--ssh-command needs a command, such as 'ssh -J jumphost'");
   }
-  if (given("--stall-timeout")) options.stall_timeout = ParseStallTimeout(raw.stall_timeout);
   for (const std::string& file : options.identity_files) {
-    if (file.empty()) {
-      Fail("-i/--identity needs a file name");
-    }
+    if (file.empty()) Fail("-i/--identity needs a file name");
   }
-  if (given("--ssh-port")) {
+  if (app.count("--ssh-port") > 0) {
     options.ssh_port = ParseIntInRange(raw.ssh_port, 1, 65535, "--ssh-port");
   }
-  if (given("--size")) {
-    options.size = ParseSizeFor(raw.size, "--size");
-  }
-  if (given("--rate")) {
-    try {
-      options.rate = ParseRate(raw.rate);
-    } catch (const BraidError& e) {
-      Fail(std::string("-x/--rate: ") + e.what());
-    }
-    // 0 would mean "unlimited" on the wire; a user who typed it meant something else.
-    if (options.rate == 0) {
-      Fail("-x/--rate must be at least 1 byte/s, got " + Quote(raw.rate));
-    }
-  }
-  if (given("--compress")) {
-    if (raw.compress < 1 || raw.compress > 9) {
-      Fail("-c/--compress level must be from 1 to 9, got " + std::to_string(raw.compress));
-    }
-    options.compress_level = raw.compress;
-  }
+}
+
+/// Converts and range-checks what CLI11 collected. Presence is taken from `app`, so an
+/// explicit empty value ("-s ''") is an error rather than the default.
+void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
+  auto given = [&app](const char* name) { return app.count(name) > 0; };
+  ApplyTransferSizes(app, raw, options);
+  ApplyHash(app, raw, options);
+  ApplySshOptions(app, raw, options);
+  if (given("--progress")) options.progress_interval = ParseSeconds(raw.progress, "-P/--progress");
+  if (given("--stall-timeout")) options.stall_timeout = ParseStallTimeout(raw.stall_timeout);
   if (options.append && options.no_resume) Fail("-a/--append and --no-resume contradict");
   if (options.polite && !options.streams_auto) Fail("--polite needs -s auto");
   if (raw.keep && options.remove_partial) Fail("-k/--keep and --remove-partial contradict");
