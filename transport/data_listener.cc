@@ -144,6 +144,8 @@ void AcceptLoop(AcceptState& state) {
 
 }  // namespace
 
+/// Used only by the thread that owns the DataListener: Accept runs the io
+/// context on that thread, so nothing here is shared.
 struct DataListener::Impl {
   asio::io_context io{1};
   tcp::acceptor acceptor{io};

@@ -75,6 +75,9 @@ enum class Phase { kBaseline, kLeap, kProbeUp, kConfirm, kProbeDown, kHold };
 
 }  // namespace
 
+/// The controller is pure and single-threaded: its owner (the serving end's
+/// progress callback, Steer in src/serve/server.cc) calls Update and Current
+/// from one thread, so no field is shared.
 struct StreamController::Impl {
   StreamControllerConfig::Tuning t;
   int min = 1;
