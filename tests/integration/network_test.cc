@@ -1,7 +1,7 @@
 // Who listens and where, over the private sshd on loopback: -z (the source
 // listens, the sink connects) for pushes and pulls, -Z (a port range), -4/-6.
 // The firewall and multi-homed cases need namespaces: they are in
-// tools/wanem/tests/testbed/networks_test.sh.
+// tests/testbed/networks_test.sh.
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>

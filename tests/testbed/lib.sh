@@ -3,7 +3,7 @@
 # testbed is torn down however the phase ends. Exit 77 means skipped.
 # shellcheck shell=bash
 
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TESTBED=${TESTBED:-$REPO/tools/testbed}
 BG_PIDS=()
 
