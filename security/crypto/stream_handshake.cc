@@ -59,8 +59,7 @@ std::vector<std::uint8_t> HandshakeConnector::Hello() const {
   return w.Take();
 }
 
-std::vector<std::uint8_t> HandshakeConnector::OnChallenge(
-    std::span<const std::uint8_t> challenge) const {
+std::vector<std::uint8_t> HandshakeConnector::OnChallenge(std::span<const std::uint8_t> challenge) {
   WireReader r(challenge);
   auto peer_nonce = ToArray<kNonceSize>(r.Bytes(kNonceSize));
   auto peer_mac = r.Bytes(kMacSize);
@@ -70,7 +69,17 @@ std::vector<std::uint8_t> HandshakeConnector::OnChallenge(
     WireReader::Fail("data listener failed authentication (it does not know the session secret)");
   }
   Mac proof = ComputeMac(secret_, kConnectorLabel, session_, stream_index_, peer_nonce, nonce_);
+  peer_nonce_ = peer_nonce;
+  proven_ = true;
   return {proof.begin(), proof.end()};
+}
+
+StreamKeys HandshakeConnector::Keys(Cipher cipher) const {
+  if (!proven_) std::abort();  // a bug: keys of an unauthenticated stream
+  return {DeriveStreamKey(cipher, secret_, session_, stream_index_, nonce_, peer_nonce_,
+                          StreamDirection::kConnectorToListener),
+          DeriveStreamKey(cipher, secret_, session_, stream_index_, nonce_, peer_nonce_,
+                          StreamDirection::kListenerToConnector)};
 }
 
 HandshakeListener::HandshakeListener(const Secret& secret, const SessionId& session,
@@ -99,13 +108,22 @@ std::vector<std::uint8_t> HandshakeListener::OnHello(std::span<const std::uint8_
   return w.Take();
 }
 
-std::uint16_t HandshakeListener::OnProof(std::span<const std::uint8_t> proof) const {
+std::uint16_t HandshakeListener::OnProof(std::span<const std::uint8_t> proof) {
   if (!have_hello_) WireReader::Fail("data handshake proof before hello");
   Mac expected = ComputeMac(secret_, kConnectorLabel, session_, stream_index_, nonce_, peer_nonce_);
   if (!EqualConstantTime(proof, expected)) {
     WireReader::Fail("data connection failed authentication");
   }
+  proven_ = true;
   return stream_index_;
+}
+
+StreamKeys HandshakeListener::Keys(Cipher cipher) const {
+  if (!proven_) std::abort();  // a bug: keys of an unauthenticated stream
+  return {DeriveStreamKey(cipher, secret_, session_, stream_index_, peer_nonce_, nonce_,
+                          StreamDirection::kListenerToConnector),
+          DeriveStreamKey(cipher, secret_, session_, stream_index_, peer_nonce_, nonce_,
+                          StreamDirection::kConnectorToListener)};
 }
 
 }  // namespace braid

@@ -15,7 +15,9 @@
 #include <span>
 #include <vector>
 
+#include "braid/cipher.h"
 #include "security/crypto/session_secret.h"
+#include "security/crypto/stream_keys.h"
 
 namespace braid {
 
@@ -29,6 +31,12 @@ constexpr std::uint8_t kAcceptByte = 0xA5;
 
 using Mac = std::array<std::uint8_t, kMacSize>;
 
+/// The two keys of a stream whose handshake succeeded, as one end sees them.
+struct StreamKeys {
+  StreamKey send;     ///< seals what this end sends
+  StreamKey receive;  ///< opens what this end receives
+};
+
 class HandshakeConnector {
  public:
   HandshakeConnector(const Secret& secret, const SessionId& session, std::uint16_t stream_index,
@@ -36,13 +44,17 @@ class HandshakeConnector {
   std::vector<std::uint8_t> Hello() const;
   /// Checks the listener's MAC and returns the proof to send.
   /// Throws BraidError(kProtocol) when the listener does not know the secret.
-  std::vector<std::uint8_t> OnChallenge(std::span<const std::uint8_t> challenge) const;
+  std::vector<std::uint8_t> OnChallenge(std::span<const std::uint8_t> challenge);
+  /// This stream's keys under `cipher` (not kNone), after OnChallenge succeeded.
+  StreamKeys Keys(Cipher cipher) const;
 
  private:
   const Secret& secret_;
   SessionId session_;
   std::uint16_t stream_index_;
   Nonce nonce_;
+  Nonce peer_nonce_{};
+  bool proven_ = false;  ///< the listener's MAC checked out
 };
 
 class HandshakeListener {
@@ -53,7 +65,9 @@ class HandshakeListener {
   /// returns the challenge. Throws BraidError(kProtocol) on any mismatch.
   std::vector<std::uint8_t> OnHello(std::span<const std::uint8_t> hello);
   /// Verifies the proof in constant time; returns the stream index on success.
-  std::uint16_t OnProof(std::span<const std::uint8_t> proof) const;
+  std::uint16_t OnProof(std::span<const std::uint8_t> proof);
+  /// This stream's keys under `cipher` (not kNone), after OnProof succeeded.
+  StreamKeys Keys(Cipher cipher) const;
 
  private:
   const Secret& secret_;
@@ -63,6 +77,7 @@ class HandshakeListener {
   Nonce peer_nonce_{};
   std::uint16_t stream_index_ = 0;
   bool have_hello_ = false;
+  bool proven_ = false;  ///< the connector's proof checked out
 };
 
 }  // namespace braid

@@ -111,6 +111,32 @@ TEST_F(StreamHandshakeTest, FullExchangeReturnsTheStreamIndex) {
   }
 }
 
+Bytes KeyBytes(const StreamKey& key) { return {key.bytes().begin(), key.bytes().end()}; }
+
+TEST_F(StreamHandshakeTest, BothEndsOfAStreamGetMatchingKeysPerDirection) {
+  HandshakeConnector connector(secret_, session_, 2, RandomArray<kNonceSize>());
+  HandshakeListener listener(secret_, session_, kLimit, RandomArray<kNonceSize>());
+  Bytes proof = connector.OnChallenge(listener.OnHello(connector.Hello()));
+  ASSERT_EQ(listener.OnProof(proof), 2);
+  for (Cipher cipher : {Cipher::kAes128Gcm, Cipher::kAes256Gcm, Cipher::kChacha20Poly1305}) {
+    StreamKeys c = connector.Keys(cipher);
+    StreamKeys l = listener.Keys(cipher);
+    EXPECT_EQ(KeyBytes(c.send), KeyBytes(l.receive)) << CipherName(cipher);
+    EXPECT_EQ(KeyBytes(c.receive), KeyBytes(l.send)) << CipherName(cipher);
+    EXPECT_NE(KeyBytes(c.send), KeyBytes(c.receive)) << CipherName(cipher);
+  }
+}
+
+TEST_F(StreamHandshakeTest, AReconnectedStreamGetsFreshKeys) {
+  auto keys = [&] {
+    HandshakeConnector connector(secret_, session_, 1, RandomArray<kNonceSize>());
+    HandshakeListener listener(secret_, session_, kLimit, RandomArray<kNonceSize>());
+    listener.OnProof(connector.OnChallenge(listener.OnHello(connector.Hello())));
+    return KeyBytes(connector.Keys(Cipher::kAes128Gcm).send);
+  };
+  EXPECT_NE(keys(), keys());
+}
+
 TEST_F(StreamHandshakeTest, FreshNoncesGiveFreshMessages) {
   HandshakeConnector c1(secret_, session_, 0, RandomArray<kNonceSize>());
   HandshakeConnector c2(secret_, session_, 0, RandomArray<kNonceSize>());
