@@ -63,7 +63,8 @@ struct SinkSession::Impl {
   std::vector<FileEntry> entries;
   std::vector<std::string> advertise;  ///< addresses to tell the source (empty: the bound one)
 
-  /// Made by Run's set-up steps before any thread starts, never replaced; each locks itself.
+  /// Made by Run's set-up steps before any thread starts and never replaced, so read
+  /// without a lock; the objects they point to lock themselves.
   std::function<void(const std::string&)> warn;
   std::unique_ptr<SinkFiles> files;
   std::unique_ptr<SinkCheckpoints> checkpoints;
