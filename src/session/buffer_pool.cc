@@ -26,7 +26,7 @@ BufferPool::~BufferPool() {
 }
 
 BufferRef BufferPool::Acquire() {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   for (;;) {
     if (closed_) return nullptr;
     const std::size_t out = all_.size() - free_.size();
@@ -43,7 +43,7 @@ BufferRef BufferPool::Acquire() {
         break;
       }
     }
-    cv_.wait(lock);
+    cv_.wait(lock.native());
   }
   PooledBuffer* b = free_.back();
   free_.pop_back();
@@ -52,7 +52,7 @@ BufferRef BufferPool::Acquire() {
 
 void BufferPool::Release(PooledBuffer* buffer) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     free_.push_back(buffer);
   }
   cv_.notify_one();
@@ -60,7 +60,7 @@ void BufferPool::Release(PooledBuffer* buffer) {
 
 void BufferPool::SetLimit(std::size_t limit) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     limit_ = std::min(count_, std::max<std::size_t>(limit, 1));
   }
   cv_.notify_all();
@@ -68,7 +68,7 @@ void BufferPool::SetLimit(std::size_t limit) {
 
 void BufferPool::Close() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     closed_ = true;
   }
   cv_.notify_all();

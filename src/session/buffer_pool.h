@@ -6,8 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
+
+#include "braid/mutex.h"
 
 namespace braid {
 
@@ -52,14 +53,14 @@ class BufferPool {
  private:
   void Release(PooledBuffer* buffer);
 
-  std::size_t buffer_size_;
-  std::size_t count_;
-  std::size_t limit_;  ///< guarded by mutex_
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::vector<std::unique_ptr<PooledBuffer>> all_;
-  std::vector<PooledBuffer*> free_;
-  bool closed_ = false;
+  const std::size_t buffer_size_;  ///< set by the constructor, never changed
+  const std::size_t count_;
+  Mutex mutex_;
+  std::condition_variable cv_;  ///< signals a buffer back, a new limit, or Close
+  std::size_t limit_ BRAID_GUARDED_BY(mutex_);
+  std::vector<std::unique_ptr<PooledBuffer>> all_ BRAID_GUARDED_BY(mutex_);
+  std::vector<PooledBuffer*> free_ BRAID_GUARDED_BY(mutex_);
+  bool closed_ BRAID_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace braid

@@ -1,10 +1,9 @@
 #include "session/stream_setup.h"
 
-#include <atomic>
 #include <condition_variable>
-#include <mutex>
 #include <thread>
 
+#include "braid/mutex.h"
 #include "transport/data_connector.h"
 
 namespace braid {
@@ -27,6 +26,16 @@ std::string FirewallHint(const TransferParams& p) {
                    : "the sink's host may refuse inbound connections: try -z (the source "
                      "listens instead) or -Z A:B (ports its firewall opens)";
 }
+
+/// What AcceptStreams' watchdog thread and the listener's callback share.
+struct AcceptWatch {
+  Mutex mutex;
+  std::condition_variable cv;  ///< signals `done`
+  std::size_t accepted BRAID_GUARDED_BY(mutex) = 0;
+  std::chrono::steady_clock::time_point last BRAID_GUARDED_BY(mutex) =
+      std::chrono::steady_clock::now();
+  bool done BRAID_GUARDED_BY(mutex) = false;
+};
 
 }  // namespace
 
@@ -57,34 +66,32 @@ void AcceptStreams(DataListener& listener, const TransferParams& p,
                    const std::function<void(AuthenticatedStream)>& on_stream,
                    const std::function<bool()>& stop) {
   const std::uint16_t port = listener.port();  // the socket closes when Run returns
-  std::mutex mutex;
-  std::condition_variable cv;
-  std::size_t accepted = 0;
-  auto last = std::chrono::steady_clock::now();
-  bool done = false;
+  AcceptWatch watch;
   // The connector tries all its streams at once; once it has stopped sending
   // new ones for a while, the rest are not coming.
   std::thread watchdog([&] {
-    std::unique_lock lock(mutex);
-    while (!done) {
-      cv.wait_for(lock, std::chrono::milliseconds(100));
-      bool idle_out = accepted > 0 && std::chrono::steady_clock::now() - last > idle;
+    MutexLock lock(watch.mutex);
+    while (!watch.done) {
+      watch.cv.wait_for(lock.native(), std::chrono::milliseconds(100));
+      bool idle_out = watch.accepted > 0 && std::chrono::steady_clock::now() - watch.last > idle;
       if (idle_out || stop()) listener.Stop();
     }
   });
   listener.Run(p.secret, p.session, p.streams, deadline, [&](AuthenticatedStream s) {
     {
-      std::lock_guard lock(mutex);
-      ++accepted;
-      last = std::chrono::steady_clock::now();
+      MutexLock lock(watch.mutex);
+      ++watch.accepted;
+      watch.last = std::chrono::steady_clock::now();
     }
     on_stream(std::move(s));
   });
+  std::size_t accepted = 0;
   {
-    std::lock_guard lock(mutex);
-    done = true;
+    MutexLock lock(watch.mutex);
+    watch.done = true;
+    accepted = watch.accepted;
   }
-  cv.notify_all();
+  watch.cv.notify_all();
   watchdog.join();
   if (accepted == 0 && !stop()) {
     throw BraidError(ErrorCode::kDataConnect, "no data stream connected to " + listener.address() +

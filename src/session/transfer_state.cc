@@ -4,7 +4,7 @@ namespace braid {
 
 void TransferState::Fail(const BraidError& error) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (!error_) error_ = error;
     failed_ = true;
   }
@@ -17,14 +17,14 @@ void TransferState::Abort(const std::string& why) {
 }
 
 std::optional<BraidError> TransferState::error() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return error_;
 }
 
 void TransferState::OnAbort(std::function<void()> hook) {
   bool run_now = false;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (hooks_ran_) {
       run_now = true;
     } else {
@@ -47,14 +47,15 @@ std::function<void()> TransferState::Guarded(std::function<void()> body) {
 }
 
 bool TransferState::FailsWithin(std::chrono::milliseconds timeout) const {
-  std::unique_lock lock(mutex_);
-  return failed_cv_.wait_for(lock, timeout, [this] { return failed_.load(); });
+  MutexLock lock(mutex_);
+  // failed_ is atomic, not guarded: the predicate needs no analysis.
+  return failed_cv_.wait_for(lock.native(), timeout, [this] { return failed_.load(); });
 }
 
 void TransferState::RunHooks() {
   std::vector<std::function<void()>> hooks;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (hooks_ran_) return;
     hooks_ran_ = true;
     hooks.swap(hooks_);

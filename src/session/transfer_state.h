@@ -9,11 +9,11 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "braid/error.h"
+#include "braid/mutex.h"
 
 namespace braid {
 
@@ -36,6 +36,7 @@ class TransferState {
   /// (waking every other thread) instead of ending the process.
   std::function<void()> Guarded(std::function<void()> body);
 
+  // The counters are atomic: any thread adds to them and reads them without a lock.
   std::atomic<std::uint64_t> bytes{0};       ///< file bytes moved
   std::atomic<std::uint64_t> wire_bytes{0};  ///< payload bytes on the streams (after -c)
   /// Files this end finished: a sink's renamed into place, a source's whose
@@ -44,14 +45,16 @@ class TransferState {
   std::atomic<std::uint16_t> streams{0};
 
  private:
-  void RunHooks();
+  void RunHooks() BRAID_EXCLUDES(mutex_);
 
-  mutable std::mutex mutex_;
-  mutable std::condition_variable failed_cv_;
+  mutable Mutex mutex_;
+  mutable std::condition_variable failed_cv_;  ///< signals failed_
+  /// Atomic, so failed() costs the hot loops no lock; set under mutex_ so
+  /// FailsWithin cannot miss the wake-up.
   std::atomic<bool> failed_{false};
-  std::optional<BraidError> error_;
-  std::vector<std::function<void()>> hooks_;
-  bool hooks_ran_ = false;
+  std::optional<BraidError> error_ BRAID_GUARDED_BY(mutex_);
+  std::vector<std::function<void()>> hooks_ BRAID_GUARDED_BY(mutex_);
+  bool hooks_ran_ BRAID_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace braid

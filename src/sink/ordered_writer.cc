@@ -6,13 +6,13 @@ OrderedWriter::OrderedWriter(std::uint64_t window, WriteFn write)
     : window_(window), write_(std::move(write)) {}
 
 bool OrderedWriter::WaitForRoom(std::uint64_t offset) {
-  std::unique_lock lock(mutex_);
-  cv_.wait(lock, [&] { return aborted_ || offset < position_ + window_; });
+  MutexLock lock(mutex_);
+  while (!aborted_ && offset >= position_ + window_) cv_.wait(lock.native());
   return !aborted_;
 }
 
 void OrderedWriter::Submit(std::uint64_t offset, BufferRef buffer, std::uint32_t length) {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   if (aborted_ || offset < position_ || pending_.count(offset) != 0) return;
   pending_.emplace(offset, Held{std::move(buffer), length});
   // Writing under the lock keeps the output in order; other streams only
@@ -23,13 +23,13 @@ void OrderedWriter::Submit(std::uint64_t offset, BufferRef buffer, std::uint32_t
     write_(position_, next.buffer->data(), next.length);
     position_ += next.length;
   }
-  lock.unlock();
+  lock.Unlock();
   cv_.notify_all();
 }
 
 void OrderedWriter::Abort() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     aborted_ = true;
     pending_.clear();
   }
@@ -37,12 +37,12 @@ void OrderedWriter::Abort() {
 }
 
 std::uint64_t OrderedWriter::position() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return position_;
 }
 
 std::size_t OrderedWriter::held() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return pending_.size();
 }
 

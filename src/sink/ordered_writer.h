@@ -7,7 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
+
+#include "braid/mutex.h"
 
 #include "session/buffer_pool.h"
 
@@ -35,13 +36,14 @@ class OrderedWriter {
     BufferRef buffer;
     std::uint32_t length;
   };
-  std::uint64_t window_;
-  WriteFn write_;
-  mutable std::mutex mutex_;
-  std::condition_variable cv_;
-  std::map<std::uint64_t, Held> pending_;
-  std::uint64_t position_ = 0;
-  bool aborted_ = false;
+  const std::uint64_t window_;
+  /// Set by the constructor; called only with mutex_ held, so writes stay in order.
+  const WriteFn write_;
+  mutable Mutex mutex_;
+  std::condition_variable cv_;  ///< signals the write position moved, or Abort
+  std::map<std::uint64_t, Held> pending_ BRAID_GUARDED_BY(mutex_);
+  std::uint64_t position_ BRAID_GUARDED_BY(mutex_) = 0;
+  bool aborted_ BRAID_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace braid

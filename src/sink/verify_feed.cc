@@ -14,7 +14,7 @@ bool Before(std::uint32_t a_id, std::uint64_t a_offset, std::uint32_t b_id,
 }  // namespace
 
 void VerifyFeed::Announce(std::uint32_t file_id, std::uint64_t offset) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   pending_.emplace_back(file_id, offset);
 }
 
@@ -37,7 +37,7 @@ void VerifyFeed::Unannounce(std::uint32_t file_id, std::uint64_t offset) {
 void VerifyFeed::Offer(Block block) {
   BufferRef dropped;  // released outside the lock
   {
-    std::unique_lock lock(mutex_);
+    MutexLock lock(mutex_);
     Unannounce(block.file_id, block.offset);
     offered_ += block.length;
     if (!stopped_) blocks_.push_back(std::move(block));
@@ -55,13 +55,13 @@ void VerifyFeed::Offer(Block block) {
     // The block is handed over first, so a waiting receiver holds no buffer and
     // the verifier never waits for one that waits here. Hashed bytes include
     // what resume kept, which was never offered: then it is not behind at all.
-    cv_.wait(lock, [&] { return stopped_ || !busy_ || offered_ <= hashed_ + max_ahead_; });
+    while (!stopped_ && busy_ && offered_ > hashed_ + max_ahead_) cv_.wait(lock.native());
   }
 }
 
 void VerifyFeed::Withdraw(std::uint32_t file_id, std::uint64_t offset) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     Unannounce(file_id, offset);
   }
   cv_.notify_all();
@@ -71,9 +71,9 @@ std::optional<VerifyFeed::Block> VerifyFeed::Take(std::uint32_t file_id, std::ui
   std::optional<Block> found;
   std::deque<Block> stale;  // released outside the lock
   {
-    std::unique_lock lock(mutex_);
+    MutexLock lock(mutex_);
     if (!stopped_ && Pending(file_id, offset)) {
-      cv_.wait(lock, [&] { return stopped_ || !Pending(file_id, offset); });
+      while (!stopped_ && Pending(file_id, offset)) cv_.wait(lock.native());
     }
     for (auto it = blocks_.begin(); it != blocks_.end();) {
       if (it->file_id == file_id && it->offset == offset && !found) {
@@ -92,7 +92,7 @@ std::optional<VerifyFeed::Block> VerifyFeed::Take(std::uint32_t file_id, std::ui
 
 void VerifyFeed::Hashed(std::uint64_t n) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     hashed_ += n;
   }
   cv_.notify_all();
@@ -100,7 +100,7 @@ void VerifyFeed::Hashed(std::uint64_t n) {
 
 void VerifyFeed::SetBusy(bool busy) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     busy_ = busy;
   }
   if (!busy) cv_.notify_all();
@@ -109,7 +109,7 @@ void VerifyFeed::SetBusy(bool busy) {
 void VerifyFeed::Stop() {
   std::deque<Block> dropped;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stopped_ = true;
     dropped.swap(blocks_);
   }
@@ -117,7 +117,7 @@ void VerifyFeed::Stop() {
 }
 
 std::size_t VerifyFeed::held() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return blocks_.size();
 }
 

@@ -15,11 +15,11 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "braid/mutex.h"
 #include "session/buffer_pool.h"
 
 namespace braid {
@@ -63,18 +63,19 @@ class VerifyFeed {
  private:
   const std::size_t max_held_;
   const std::uint64_t max_ahead_;
-  mutable std::mutex mutex_;
+  mutable Mutex mutex_;
+  /// Signals a block offered or withdrawn, bytes hashed, the verifier idle, or Stop.
   std::condition_variable cv_;
-  bool Pending(std::uint32_t file_id, std::uint64_t offset) const;  ///< mutex_ held
-  void Unannounce(std::uint32_t file_id, std::uint64_t offset);     ///< mutex_ held
+  bool Pending(std::uint32_t file_id, std::uint64_t offset) const BRAID_REQUIRES(mutex_);
+  void Unannounce(std::uint32_t file_id, std::uint64_t offset) BRAID_REQUIRES(mutex_);
 
-  std::deque<Block> blocks_;  ///< guarded by mutex_
-  /// Announced, not yet offered: (file id, offset), one per busy receiver. Guarded by mutex_.
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> pending_;
-  std::uint64_t offered_ = 0;  ///< bytes, guarded by mutex_
-  std::uint64_t hashed_ = 0;   ///< bytes, guarded by mutex_
-  bool busy_ = false;          ///< guarded by mutex_
-  bool stopped_ = false;       ///< guarded by mutex_
+  std::deque<Block> blocks_ BRAID_GUARDED_BY(mutex_);
+  /// Announced, not yet offered: (file id, offset), one per busy receiver.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> pending_ BRAID_GUARDED_BY(mutex_);
+  std::uint64_t offered_ BRAID_GUARDED_BY(mutex_) = 0;  ///< bytes
+  std::uint64_t hashed_ BRAID_GUARDED_BY(mutex_) = 0;   ///< bytes
+  bool busy_ BRAID_GUARDED_BY(mutex_) = false;
+  bool stopped_ BRAID_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace braid

@@ -9,15 +9,17 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdlib>
-#include <mutex>
 #include <thread>
 
+#include "braid/mutex.h"
 #include "braid/unique_fd.h"
 #include "security/crypto/file_digest.h"
 #include "security/crypto/payload_checksum.h"
 #include "session/blocking_queue.h"
 #include "session/buffer_pool.h"
+#include "session/stream_loss.h"
 #include "session/stream_setup.h"
 #include "source/block_scheduler.h"
 #include "source/token_bucket.h"
@@ -33,9 +35,6 @@ namespace {
 /// the latest one it stops waiting for the rest.
 constexpr auto kAcceptDeadline = std::chrono::seconds(60);
 constexpr auto kAcceptIdle = std::chrono::seconds(3);
-/// A stream that dies because the whole transfer is failing dies moments
-/// before the agent's abort arrives; only a death without one is news.
-constexpr auto kEchoWindow = std::chrono::milliseconds(500);
 /// Files from this size on are read with doubled readahead.
 constexpr std::uint64_t kSequentialMinSize = 1u << 20;
 
@@ -61,28 +60,39 @@ struct HashItem {
 }  // namespace
 
 struct SourceSession::Impl {
+  /// Set by the constructor, ListenInstead and Run before any thread starts; read-only after.
   std::vector<SourceFile> files;
   std::vector<FileEntry> entries;
   SourceStart start;
   std::string host;
+  std::function<void(const std::string&)> warn;
+  std::optional<ListenPlan> listen_plan;  ///< -z
+  std::function<void(const SourceReady&)> listening;
+  /// The streams connected; set by Run before the senders start.
+  std::size_t connected = 0;
+
+  /// These lock themselves.
   BlockingQueue<OutFrame> send_queue;
   BlockingQueue<HashItem> hash_queue;
-  std::unique_ptr<BufferPool> pool;  ///< set under park_mutex: SetActiveStreams limits it
-  std::size_t spare_buffers = 4;     ///< beyond two per active stream
-  std::vector<std::unique_ptr<DataSocket>> sockets;
-  std::vector<std::uint16_t> stream_index;  ///< handshake index of sockets[i]
-  /// Guards filling `sockets` against StreamSamples() on the reporter thread;
-  /// senders need no lock, they start after the vector is complete.
-  mutable std::mutex sockets_mutex;
-  /// Bytes sent by sockets[i]; one writer each, so per-stream reports cost no contention.
-  std::array<std::atomic<std::uint64_t>, kMaxStreamSamples> stream_bytes{};
-  /// -x: one bucket for all senders, so the limit is on the total; null = unlimited.
-  std::unique_ptr<RateLimiter> limiter;
-  /// Readable once the transfer is aborted: wakes a reader blocked on a pipe
-  /// or terminal that may never deliver another byte.
-  UniqueFd abort_event{::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)};
   /// Ranges the sink asked for again, one batch per repair pass.
   BlockingQueue<std::vector<ResendRange>> repair_queue;
+  /// -x: one bucket for all senders, so the limit is on the total; null = unlimited.
+  /// Made by the constructor and never replaced.
+  std::unique_ptr<RateLimiter> limiter;
+  /// --polite pacing, separate from -x so that lifting it never lifts the user's limit.
+  /// Made by the constructor and never replaced, so the reporter thread may read it.
+  std::unique_ptr<RateLimiter> pacer;
+  /// Readable once the transfer is aborted: wakes a reader blocked on a pipe
+  /// or terminal that may never deliver another byte. Made with the Impl.
+  UniqueFd abort_event{::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)};
+
+  /// Guards filling `sockets` against the reporter thread (StreamSamples, SetPace).
+  mutable Mutex sockets_mutex;
+  std::vector<std::unique_ptr<DataSocket>> sockets BRAID_GUARDED_BY(sockets_mutex);
+  std::vector<std::uint16_t> stream_index BRAID_GUARDED_BY(sockets_mutex);  ///< of sockets[i]
+  /// Bytes sent by sockets[i]; atomic, one writer each, so per-stream reports cost no contention.
+  std::array<std::atomic<std::uint64_t>, kMaxStreamSamples> stream_bytes{};
+
   /// The highest repair pass handed to the reader: the sink asks on every live
   /// stream, and the first sender to read the request hands it on.
   std::atomic<std::uint64_t> repair_pass{0};
@@ -91,43 +101,66 @@ struct SourceSession::Impl {
   std::atomic<std::size_t> lost_streams{0};
   /// The sink closed a stream after a pass: it has everything.
   std::atomic<bool> sink_has_all{false};
+
   /// -s auto: senders at positions >= active park. Once the first pass is
   /// read, every sender works: each must take its pass-end marker.
-  std::mutex park_mutex;
-  std::condition_variable park_cv;
-  int active = kMaxStreams;
-  bool all_work = false;
-  /// --polite pacing, separate from -x so that lifting it never lifts the user's limit.
-  /// Set by the constructor and never replaced, so the reporter thread may read it.
-  std::unique_ptr<RateLimiter> pacer;
-  /// Waits while this sender is parked; false once the transfer failed.
-  bool WaitTurn(std::size_t position, TransferState& state) {
-    std::unique_lock lock(park_mutex);
-    park_cv.wait(lock,
-                 [&] { return all_work || static_cast<int>(position) < active || state.failed(); });
-    return !state.failed();
-  }
-  void WakeAll() {
-    {
-      std::lock_guard lock(park_mutex);
-      all_work = true;
-    }
-    park_cv.notify_all();
-  }
+  mutable Mutex park_mutex;
+  std::condition_variable park_cv;  ///< signals a change of `active` or `all_work`, or the abort
+  int active BRAID_GUARDED_BY(park_mutex) = kMaxStreams;
+  bool all_work BRAID_GUARDED_BY(park_mutex) = false;
+  /// Made by Run once the streams are connected; SetActiveStreams (the
+  /// reporter thread) limits it, perhaps before that.
+  std::unique_ptr<BufferPool> pool BRAID_GUARDED_BY(park_mutex);
+  std::size_t spare_buffers BRAID_GUARDED_BY(park_mutex) = 4;  ///< beyond two per active stream
+
   /// Each file's digest (-E), kept for a file end the sink asks for again.
   /// Written by the hasher before the pass ends; read by the reader only after
   /// a repair request, which the queues order after it.
   std::vector<std::optional<DigestValue>> file_digest;
-  bool hashing() const { return start.params.hash != HashAlgorithm::kNone; }
-  std::function<void(const std::string&)> warn;
-  std::optional<ListenPlan> listen_plan;  ///< -z
-  std::function<void(const SourceReady&)> listening;
 
+  bool hashing() const { return start.params.hash != HashAlgorithm::kNone; }
+  BufferPool& Pool() {
+    MutexLock lock(park_mutex);
+    return *pool;
+  }
+  /// Waits while this sender is parked; false once the transfer failed.
+  bool WaitTurn(std::size_t position, TransferState& state) {
+    MutexLock lock(park_mutex);
+    while (!all_work && static_cast<int>(position) >= active && !state.failed()) {
+      park_cv.wait(lock.native());
+    }
+    return !state.failed();
+  }
+  void WakeAll() {
+    {
+      MutexLock lock(park_mutex);
+      all_work = true;
+    }
+    park_cv.notify_all();
+  }
+
+  // Run's steps.
+  void BringUpStreams(TransferState& state);
+  void AddStream(AuthenticatedStream c);
+  void MakePool();
+  void OnAbort();
+  void RunThreads(TransferState& state);
+
+  // The reader, the hasher, the senders.
   void ReadAll(TransferState& state);
-  void Repair(const std::vector<ResendRange>& ranges, TransferState& state);
+  void ReadFirstPass(BufferPool& pool, TransferState& state);
+  /// Reads one step of the first pass and queues it; false once the transfer failed.
+  bool ReadStep(BufferPool& pool, int fd, const SourceFile& f, const BlockStep& step,
+                BlockScheduler& scheduler, TransferState& state);
+  void QueueFileEnd(const BlockStep& step);
+  void QueueData(const BlockStep& step, BufferRef buffer, std::uint32_t got);
+  void Repair(BufferPool& pool, const std::vector<ResendRange>& ranges, TransferState& state);
+  void QueueRepeatedEnd(const ResendRange& r);
   void HashAll(TransferState& state);
-  void SendAll(DataSocket& socket, TransferState& state);
-  void SendFrames(DataSocket& socket, TransferState& state);
+  void SendAll(DataSocket& socket, std::size_t position, TransferState& state);
+  void SendFrames(DataSocket& socket, std::size_t position, TransferState& state);
+  /// A pass-end marker: sends the pass end and takes the sink's answer. False: the sink has all.
+  bool SendPassEnd(DataSocket& socket, std::vector<std::uint8_t>& reply);
   void SendFrame(DataSocket& socket, OutFrame& frame, std::optional<BlockCompressor>& compressor,
                  std::atomic<std::uint64_t>& stream_sent, TransferState& state);
   void EndPass() {
@@ -140,19 +173,16 @@ struct SourceSession::Impl {
     }
   }
   /// Reads one block and queues it for sending; false once the transfer failed.
-  bool QueueBlock(int fd, const SourceFile& f, const BlockStep& step, TransferState& state);
-  std::size_t PositionOf(const DataSocket& socket) const {
-    for (std::size_t i = 0; i < sockets.size(); ++i) {
-      if (sockets[i].get() == &socket) return i;
-    }
-    std::abort();  // a sender always runs one of our sockets
-  }
-  std::atomic<std::uint64_t>& BytesOf(const DataSocket& socket) {
-    return stream_bytes[PositionOf(socket)];
-  }
+  bool QueueBlock(BufferPool& pool, int fd, const SourceFile& f, const BlockStep& step,
+                  TransferState& state);
+  UniqueFd OpenToRead(const SourceFile& f) const;
   std::uint32_t ReadBlock(int fd, const SourceFile& f, const BlockStep& step, std::uint8_t* out);
   [[noreturn]] void ReadFailed(const SourceFile& f, int err) const {
     throw BraidError(ErrorCode::kSourceUnreadable, DescribeErrno(host, f.local_path, err));
+  }
+  [[noreturn]] void Shrank(const SourceFile& f) const {
+    throw BraidError(ErrorCode::kSourceUnreadable, (host.empty() ? "" : host + ":") + f.local_path +
+                                                       ": file shrank while it was being copied");
   }
 };
 
@@ -196,124 +226,86 @@ std::uint32_t SourceSession::Impl::ReadBlock(int fd, const SourceFile& f, const 
 }
 
 void SourceSession::Impl::ReadAll(TransferState& state) {
+  BufferPool& pool = Pool();
+  ReadFirstPass(pool, state);
+  if (hashing()) {
+    hash_queue.Close();  // the hasher ends the pass
+  } else {
+    EndPass();
+  }
+  // Later passes send only what the sink lost with a dead stream.
+  while (std::optional<std::vector<ResendRange>> ranges = repair_queue.Pop()) {
+    Repair(pool, *ranges, state);
+    if (state.failed()) return;
+    EndPass();
+  }
+}
+
+void SourceSession::Impl::ReadFirstPass(BufferPool& pool, TransferState& state) {
   BlockScheduler scheduler(entries, start.params.block_size, start.resume, hashing());
   UniqueFd fd;
   std::uint32_t open_id = UINT32_MAX;
   while (!state.failed()) {
     std::optional<BlockStep> step = scheduler.Next();
     if (!step) break;
-    const SourceFile& f = files[step->file_id];
     if (step->kind == BlockStep::Kind::kFileEnd) {
       fd.Reset();
       open_id = UINT32_MAX;
-      if (hashing()) {
-        hash_queue.Push(HashItem{step->file_id, nullptr, 0, step->offset});
-      } else {
-        OutFrame end;
-        end.header = {
-            .type = FrameType::kFileEnd, .file_id = step->file_id, .offset = step->offset};
-        send_queue.Push(std::move(end));
-      }
+      QueueFileEnd(*step);
       continue;
     }
+    const SourceFile& f = files[step->file_id];
     if (open_id != step->file_id) {
-      if (f.local_path == "-") {
-        fd.Reset(::dup(STDIN_FILENO));
-      } else {
-        fd.Reset(::open(f.local_path.c_str(), O_RDONLY | O_CLOEXEC));
-      }
-      if (!fd.valid()) ReadFailed(f, errno);
-      // Readahead doubles for a file read straight through; a small file is
-      // read in one go, and the call cost a syscall per file of a tree.
-      if (f.entry.kind == FileKind::kRegular && f.entry.size >= kSequentialMinSize) {
-        ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
-      }
+      fd = OpenToRead(f);
       open_id = step->file_id;
     }
-    BufferRef buffer = pool->Acquire();
-    if (!buffer) break;
-    std::uint32_t got = ReadBlock(fd.get(), f, *step, buffer->data());
-    if (state.failed()) break;
-    if (f.entry.size == kUnknownSize) {
-      scheduler.Delivered(got);
-    } else if (got < step->length) {
-      throw BraidError(ErrorCode::kSourceUnreadable, (host.empty() ? "" : host + ":") +
-                                                         f.local_path +
-                                                         ": file shrank while it was being copied");
-    }
-    if (got == 0) continue;
-    if (hashing()) hash_queue.Push(HashItem{step->file_id, buffer, got, 0});
-    if (step->kind == BlockStep::Kind::kHashOnly) continue;  // the sink kept it
-    OutFrame frame;
-    frame.header = {.type = FrameType::kData,
-                    .file_id = step->file_id,
-                    .length = got,
-                    .offset = step->offset,
-                    .raw_length = got};
-    frame.buffer = buffer;
-    send_queue.Push(std::move(frame));
-  }
-  fd.Reset();
-  if (hashing()) {
-    hash_queue.Close();
-  } else {
-    EndPass();
-  }
-  // Later passes send only what the sink lost with a dead stream.
-  while (std::optional<std::vector<ResendRange>> ranges = repair_queue.Pop()) {
-    Repair(*ranges, state);
-    if (state.failed()) return;
-    EndPass();
+    if (!ReadStep(pool, fd.get(), f, *step, scheduler, state)) break;
   }
 }
 
-void SourceSession::Impl::Repair(const std::vector<ResendRange>& ranges, TransferState& state) {
-  for (const ResendRange& r : ranges) {
-    if (r.file_id >= files.size() || files[r.file_id].entry.kind != FileKind::kRegular ||
-        r.offset > files[r.file_id].entry.size ||
-        r.length > files[r.file_id].entry.size - r.offset) {
-      throw BraidError(ErrorCode::kProtocol,
-                       "protocol error: the sink asked again for data outside the file list");
-    }
-    const SourceFile& f = files[r.file_id];
-    if (r.length == 0) {
-      OutFrame end;
-      end.header = {.type = FrameType::kFileEnd, .file_id = r.file_id, .offset = f.entry.size};
-      end.repeat = true;
-      if (hashing()) {
-        if (!file_digest[r.file_id]) {
-          throw BraidError(ErrorCode::kProtocol,
-                           "protocol error: the sink asked for the end of a file not yet read");
-        }
-        end.header.flags = kFlagHasDigest;
-        end.digest = *file_digest[r.file_id];
-        end.header.length = end.digest.size;
-      }
-      send_queue.Push(std::move(end));
-      continue;
-    }
-    UniqueFd fd(::open(f.local_path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd.valid()) ReadFailed(f, errno);
-    std::uint64_t block = start.params.block_size;
-    for (std::uint64_t at = r.offset; at < r.offset + r.length; at += block) {
-      auto length = static_cast<std::uint32_t>(std::min(block, r.offset + r.length - at));
-      if (!QueueBlock(fd.get(), f, {BlockStep::Kind::kBlock, r.file_id, at, length}, state)) {
-        return;
-      }
-    }
+UniqueFd SourceSession::Impl::OpenToRead(const SourceFile& f) const {
+  UniqueFd fd(f.local_path == "-" ? ::dup(STDIN_FILENO)
+                                  : ::open(f.local_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) ReadFailed(f, errno);
+  // Readahead doubles for a file read straight through; a small file is
+  // read in one go, and the call cost a syscall per file of a tree.
+  if (f.entry.kind == FileKind::kRegular && f.entry.size >= kSequentialMinSize) {
+    ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
   }
+  return fd;
 }
 
-bool SourceSession::Impl::QueueBlock(int fd, const SourceFile& f, const BlockStep& step,
-                                     TransferState& state) {
-  BufferRef buffer = pool->Acquire();
+bool SourceSession::Impl::ReadStep(BufferPool& pool, int fd, const SourceFile& f,
+                                   const BlockStep& step, BlockScheduler& scheduler,
+                                   TransferState& state) {
+  BufferRef buffer = pool.Acquire();
   if (!buffer) return false;
   std::uint32_t got = ReadBlock(fd, f, step, buffer->data());
   if (state.failed()) return false;
-  if (got < step.length) {
-    throw BraidError(ErrorCode::kSourceUnreadable, (host.empty() ? "" : host + ":") + f.local_path +
-                                                       ": file shrank while it was being copied");
+  if (f.entry.size == kUnknownSize) {
+    scheduler.Delivered(got);
+  } else if (got < step.length) {
+    Shrank(f);
   }
+  if (got == 0) return true;
+  if (hashing()) hash_queue.Push(HashItem{step.file_id, buffer, got, 0});
+  if (step.kind == BlockStep::Kind::kHashOnly) return true;  // the sink kept it
+  QueueData(step, std::move(buffer), got);
+  return true;
+}
+
+/// With -E the hasher queues the file end, with the digest, once it has hashed the file.
+void SourceSession::Impl::QueueFileEnd(const BlockStep& step) {
+  if (hashing()) {
+    hash_queue.Push(HashItem{step.file_id, nullptr, 0, step.offset});
+    return;
+  }
+  OutFrame end;
+  end.header = {.type = FrameType::kFileEnd, .file_id = step.file_id, .offset = step.offset};
+  send_queue.Push(std::move(end));
+}
+
+void SourceSession::Impl::QueueData(const BlockStep& step, BufferRef buffer, std::uint32_t got) {
   OutFrame frame;
   frame.header = {.type = FrameType::kData,
                   .file_id = step.file_id,
@@ -322,6 +314,60 @@ bool SourceSession::Impl::QueueBlock(int fd, const SourceFile& f, const BlockSte
                   .raw_length = got};
   frame.buffer = std::move(buffer);
   send_queue.Push(std::move(frame));
+}
+
+void SourceSession::Impl::Repair(BufferPool& pool, const std::vector<ResendRange>& ranges,
+                                 TransferState& state) {
+  for (const ResendRange& r : ranges) {
+    if (r.file_id >= files.size() || files[r.file_id].entry.kind != FileKind::kRegular ||
+        r.offset > files[r.file_id].entry.size ||
+        r.length > files[r.file_id].entry.size - r.offset) {
+      throw BraidError(ErrorCode::kProtocol,
+                       "protocol error: the sink asked again for data outside the file list");
+    }
+    if (r.length == 0) {
+      QueueRepeatedEnd(r);
+      continue;
+    }
+    const SourceFile& f = files[r.file_id];
+    UniqueFd fd(::open(f.local_path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) ReadFailed(f, errno);
+    std::uint64_t block = start.params.block_size;
+    for (std::uint64_t at = r.offset; at < r.offset + r.length; at += block) {
+      auto length = static_cast<std::uint32_t>(std::min(block, r.offset + r.length - at));
+      if (!QueueBlock(pool, fd.get(), f, {BlockStep::Kind::kBlock, r.file_id, at, length}, state)) {
+        return;
+      }
+    }
+  }
+}
+
+/// A file end the sink asks for again (length 0): its digest is the one the hasher kept.
+void SourceSession::Impl::QueueRepeatedEnd(const ResendRange& r) {
+  OutFrame end;
+  end.header = {
+      .type = FrameType::kFileEnd, .file_id = r.file_id, .offset = files[r.file_id].entry.size};
+  end.repeat = true;
+  if (hashing()) {
+    if (!file_digest[r.file_id]) {
+      throw BraidError(ErrorCode::kProtocol,
+                       "protocol error: the sink asked for the end of a file not yet read");
+    }
+    end.header.flags = kFlagHasDigest;
+    end.digest = *file_digest[r.file_id];
+    end.header.length = end.digest.size;
+  }
+  send_queue.Push(std::move(end));
+}
+
+bool SourceSession::Impl::QueueBlock(BufferPool& pool, int fd, const SourceFile& f,
+                                     const BlockStep& step, TransferState& state) {
+  BufferRef buffer = pool.Acquire();
+  if (!buffer) return false;
+  std::uint32_t got = ReadBlock(fd, f, step, buffer->data());
+  if (state.failed()) return false;
+  if (got < step.length) Shrank(f);
+  QueueData(step, std::move(buffer), got);
   return true;
 }
 
@@ -345,67 +391,34 @@ void SourceSession::Impl::HashAll(TransferState& state) {
   if (!state.failed()) EndPass();
 }
 
-void SourceSession::Impl::SendAll(DataSocket& socket, TransferState& state) {
+void SourceSession::Impl::SendAll(DataSocket& socket, std::size_t position, TransferState& state) {
   try {
-    SendFrames(socket, state);
+    SendFrames(socket, position, state);
   } catch (const BraidError& e) {
     // A stream that dies is not the end of the copy: what it was sending goes
     // back to the queue, and the sink asks again for what it lost in flight.
     live_senders.fetch_sub(1);
-    if (e.code() != ErrorCode::kPeerLost || state.FailsWithin(kEchoWindow)) throw;
+    if (!LostOnItsOwn(e, state)) throw;
     if (sink_has_all.load()) return;  // it died after the last pass: no loss
-    std::size_t lost = lost_streams.fetch_add(1) + 1;
-    if (lost == sockets.size()) {
-      throw BraidError(ErrorCode::kPeerLost,
-                       "every data stream was lost; the last: " + std::string(e.what()));
-    }
-    std::size_t left = sockets.size() - lost;
-    warn(std::string(e.what()) + "; continuing on " + std::to_string(left) + " stream" +
-         (left == 1 ? "" : "s"));
+    warn(SurviveStreamLoss(e, connected, lost_streams.fetch_add(1) + 1));
     return;
   }
   live_senders.fetch_sub(1);
 }
 
-void SourceSession::Impl::SendFrames(DataSocket& socket, TransferState& state) {
-  std::atomic<std::uint64_t>& stream_sent = BytesOf(socket);
+void SourceSession::Impl::SendFrames(DataSocket& socket, std::size_t position,
+                                     TransferState& state) {
+  std::atomic<std::uint64_t>& stream_sent = stream_bytes[position];
   std::optional<BlockCompressor> compressor;
   if (start.params.compress_level > 0) {
     compressor.emplace(start.params.compress_level, start.params.block_size);
   }
   std::vector<std::uint8_t> reply;
-  std::size_t position = PositionOf(socket);
   while (WaitTurn(position, state)) {
     std::optional<OutFrame> frame = send_queue.Pop();
     if (!frame) break;
     if (frame->pass_end) {
-      // Every stream is connected before the first frame goes out, so the
-      // count tells the sink how many streams to wait for.
-      auto count = static_cast<std::uint32_t>(sockets.size());
-      socket.SendFrame(FrameHeader{.type = FrameType::kPassEnd, .file_id = count}, {});
-      // The sink answers only when every stream's pass end is in.
-      socket.Push();
-      FrameHeaderBytes head{};
-      // The sink closes the stream when it has everything.
-      if (!socket.ReadExact(head.data(), head.size(), /*eof_ok=*/true)) {
-        sink_has_all = true;
-        return;
-      }
-      FrameHeader h = DecodeFrameHeader(head, start.params.block_size);
-      if (h.type != FrameType::kResend) {
-        throw BraidError(ErrorCode::kProtocol, "protocol error: unexpected frame from the sink");
-      }
-      reply.resize(h.length);
-      socket.ReadExact(reply.data(), reply.size());
-      if (PayloadChecksum(reply) != h.checksum) {
-        throw BraidError(ErrorCode::kIntegrity,
-                         "resend request checksum mismatch from " + socket.peer());
-      }
-      std::vector<ResendRange> ranges = DecodeResendList(reply);
-      std::uint64_t seen = repair_pass.load();
-      while (h.offset > seen && !repair_pass.compare_exchange_weak(seen, h.offset)) {
-      }
-      if (h.offset > seen) repair_queue.Push(std::move(ranges));
+      if (!SendPassEnd(socket, reply)) return;
       continue;
     }
     try {
@@ -415,6 +428,37 @@ void SourceSession::Impl::SendFrames(DataSocket& socket, TransferState& state) {
       throw;
     }
   }
+}
+
+bool SourceSession::Impl::SendPassEnd(DataSocket& socket, std::vector<std::uint8_t>& reply) {
+  // Every stream is connected before the first frame goes out, so the
+  // count tells the sink how many streams to wait for.
+  auto count = static_cast<std::uint32_t>(connected);
+  socket.SendFrame(FrameHeader{.type = FrameType::kPassEnd, .file_id = count}, {});
+  // The sink answers only when every stream's pass end is in.
+  socket.Push();
+  FrameHeaderBytes head{};
+  // The sink closes the stream when it has everything.
+  if (!socket.ReadExact(head.data(), head.size(), /*eof_ok=*/true)) {
+    sink_has_all = true;
+    return false;
+  }
+  FrameHeader h = DecodeFrameHeader(head, start.params.block_size);
+  if (h.type != FrameType::kResend) {
+    throw BraidError(ErrorCode::kProtocol, "protocol error: unexpected frame from the sink");
+  }
+  reply.resize(h.length);
+  socket.ReadExact(reply.data(), reply.size());
+  if (PayloadChecksum(reply) != h.checksum) {
+    throw BraidError(ErrorCode::kIntegrity,
+                     "resend request checksum mismatch from " + socket.peer());
+  }
+  std::vector<ResendRange> ranges = DecodeResendList(reply);
+  std::uint64_t seen = repair_pass.load();
+  while (h.offset > seen && !repair_pass.compare_exchange_weak(seen, h.offset)) {
+  }
+  if (h.offset > seen) repair_queue.Push(std::move(ranges));
+  return true;
 }
 
 void SourceSession::Impl::SendFrame(DataSocket& socket, OutFrame& frame,
@@ -455,62 +499,89 @@ void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   const TransferParams& p = s.start.params;
   // Without this, a congestion control this kernel lacks would surface as a failed connect.
   CheckCongestionControl(p.congestion_control, s.host);
-  auto add = [&](AuthenticatedStream c) {
-    std::lock_guard lock(s.sockets_mutex);
-    s.sockets.push_back(std::make_unique<DataSocket>(std::move(c.fd), c.peer));
-    s.sockets.back()->LimitUnsent(2 * p.block_size);
-    s.stream_index.push_back(c.index);
-  };
-  if (s.listen_plan) {
-    DataListener listener(s.listen_plan->bind, TuningFor(p), p.port_min, p.port_max);
-    s.listening(SourceReady{s.listen_plan->advertise, listener.port()});
-    AcceptStreams(listener, p, kAcceptDeadline, kAcceptIdle, add,
-                  [this] { return state_.failed(); });
-    if (auto e = state_.error()) throw *e;
-  } else {
-    for (auto& c : ConnectStreams(s.start.addresses, s.start.port, p, warn)) add(std::move(c));
-  }
-  state_.streams = static_cast<std::uint16_t>(s.sockets.size());
-  s.live_senders = s.sockets.size();
-  // Enough buffers for every stream to have one in flight, the reader to run
-  // ahead, and the hasher to lag a little without stalling the senders.
-  s.spare_buffers = s.hashing() ? 8 : 4;
-  {
-    auto pool = std::make_unique<BufferPool>(p.block_size, 2 * s.sockets.size() + s.spare_buffers);
-    std::lock_guard lock(s.park_mutex);
-    s.pool = std::move(pool);
-  }
+  s.BringUpStreams(state_);
+  state_.streams = static_cast<std::uint16_t>(s.connected);
+  s.live_senders = s.connected;
+  s.MakePool();
   if (p.auto_streams) {
     // The controller starts from a few streams and opens more when they pay.
     SetActiveStreams(std::min<int>(p.min_streams > 2 ? p.min_streams : 2, p.streams));
   }
-  state_.OnAbort([&s] {
-    std::uint64_t one = 1;
-    (void)!::write(s.abort_event.get(), &one, sizeof one);
-    s.send_queue.Abort();
-    s.hash_queue.Abort();
-    s.repair_queue.Abort();
-    s.park_cv.notify_all();
-    if (s.pacer) s.pacer->Abort();
-    s.pool->Close();
-    if (s.limiter) s.limiter->Abort();
-    for (auto& sock : s.sockets) sock->Shutdown();
-  });
+  state_.OnAbort([&s] { s.OnAbort(); });
+  s.RunThreads(state_);
+  if (auto e = state_.error()) throw *e;
+}
 
+/// Connects the streams to the sink, or with -z accepts the sink's.
+void SourceSession::Impl::BringUpStreams(TransferState& state) {
+  const TransferParams& p = start.params;
+  auto add = [this](AuthenticatedStream c) { AddStream(std::move(c)); };
+  if (listen_plan) {
+    DataListener listener(listen_plan->bind, TuningFor(p), p.port_min, p.port_max);
+    listening(SourceReady{listen_plan->advertise, listener.port()});
+    AcceptStreams(listener, p, kAcceptDeadline, kAcceptIdle, add,
+                  [&state] { return state.failed(); });
+    if (auto e = state.error()) throw *e;
+  } else {
+    for (auto& c : ConnectStreams(start.addresses, start.port, p, warn)) add(std::move(c));
+  }
+  MutexLock lock(sockets_mutex);
+  connected = sockets.size();
+}
+
+void SourceSession::Impl::AddStream(AuthenticatedStream c) {
+  MutexLock lock(sockets_mutex);
+  sockets.push_back(std::make_unique<DataSocket>(std::move(c.fd), c.peer));
+  sockets.back()->LimitUnsent(2 * start.params.block_size);
+  stream_index.push_back(c.index);
+}
+
+/// Enough buffers for every stream to have one in flight, the reader to run
+/// ahead, and the hasher to lag a little without stalling the senders.
+void SourceSession::Impl::MakePool() {
+  std::size_t spare = hashing() ? 8 : 4;
+  auto made = std::make_unique<BufferPool>(start.params.block_size, 2 * connected + spare);
+  MutexLock lock(park_mutex);
+  spare_buffers = spare;
+  pool = std::move(made);
+}
+
+/// The abort hook: wakes every thread wherever it waits.
+void SourceSession::Impl::OnAbort() {
+  std::uint64_t one = 1;
+  (void)!::write(abort_event.get(), &one, sizeof one);
+  send_queue.Abort();
+  hash_queue.Abort();
+  repair_queue.Abort();
+  park_cv.notify_all();
+  if (pacer) pacer->Abort();
+  Pool().Close();
+  if (limiter) limiter->Abort();
+  MutexLock lock(sockets_mutex);
+  for (auto& sock : sockets) sock->Shutdown();
+}
+
+/// The reader, the hasher (-E) and one sender per stream, until the sink has
+/// everything or the transfer failed.
+void SourceSession::Impl::RunThreads(TransferState& state) {
   std::vector<std::thread> producers;
-  producers.emplace_back(state_.Guarded([&] { s.ReadAll(state_); }));
-  if (s.hashing()) producers.emplace_back(state_.Guarded([&] { s.HashAll(state_); }));
+  producers.emplace_back(state.Guarded([&] { ReadAll(state); }));
+  if (hashing()) producers.emplace_back(state.Guarded([&] { HashAll(state); }));
+  std::vector<DataSocket*> streams;
+  {
+    MutexLock lock(sockets_mutex);
+    for (auto& sock : sockets) streams.push_back(sock.get());
+  }
   std::vector<std::thread> senders;
-  for (auto& sock : s.sockets) {
-    DataSocket* raw = sock.get();
-    senders.emplace_back(state_.Guarded([&, raw] { s.SendAll(*raw, state_); }));
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    DataSocket* raw = streams[i];
+    senders.emplace_back(state.Guarded([&, raw, i] { SendAll(*raw, i, state); }));
   }
   for (auto& t : senders) t.join();
   // The sink has everything (or the transfer failed): no more repair passes.
-  s.repair_queue.Close();
-  s.send_queue.Abort();
+  repair_queue.Close();
+  send_queue.Abort();
   for (auto& t : producers) t.join();
-  if (auto e = state_.error()) throw *e;
 }
 
 void SourceSession::ListenInstead(ListenPlan plan,
@@ -522,10 +593,10 @@ void SourceSession::ListenInstead(ListenPlan plan,
 void SourceSession::SetActiveStreams(int count) {
   Impl& s = *impl_;
   {
-    std::lock_guard lock(s.park_mutex);
+    MutexLock lock(s.park_mutex);
     int connected;
     {
-      std::lock_guard sockets_lock(s.sockets_mutex);
+      MutexLock sockets_lock(s.sockets_mutex);
       connected = static_cast<int>(s.sockets.size());
     }
     s.active = std::clamp(count, 1, std::max(connected, 1));
@@ -537,7 +608,7 @@ void SourceSession::SetActiveStreams(int count) {
 }
 
 int SourceSession::active_streams() const {
-  std::lock_guard lock(impl_->park_mutex);
+  MutexLock lock(impl_->park_mutex);
   return impl_->active;
 }
 
@@ -548,13 +619,13 @@ void SourceSession::SetPace(std::uint64_t bytes_per_second) {
   // The bucket keeps the total; the kernel spreads each stream's share over time.
   const auto active = static_cast<std::uint64_t>(std::max(1, active_streams()));
   const std::uint64_t per_stream = (bytes_per_second + active - 1) / active;
-  std::lock_guard lock(s.sockets_mutex);
+  MutexLock lock(s.sockets_mutex);
   for (const auto& socket : s.sockets) socket->PaceAt(per_stream);
 }
 
 std::vector<StreamSample> SourceSession::StreamSamples() const {
   const Impl& s = *impl_;
-  std::lock_guard lock(s.sockets_mutex);
+  MutexLock lock(s.sockets_mutex);
   std::vector<StreamSample> out;
   out.reserve(s.sockets.size());
   for (std::size_t i = 0; i < s.sockets.size(); ++i) {

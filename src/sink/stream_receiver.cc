@@ -1,0 +1,90 @@
+#include "sink/stream_receiver.h"
+
+#include <array>
+
+#include "security/crypto/payload_checksum.h"
+#include "transport/block_codec.h"
+
+namespace braid {
+
+StreamReceiver::StreamReceiver(DataSocket& socket, const TransferParams& params, SinkFiles& files,
+                               BufferPool& pool, BlockWriter& writer, const std::string& host)
+    : socket_(socket),
+      params_(params),
+      files_(files),
+      pool_(pool),
+      writer_(writer),
+      host_(host),
+      scratch_(params.compress_level > 0 ? params.block_size : 0) {}
+
+void StreamReceiver::Run(TransferState& state, const PassEndFn& pass_end) {
+  while (!state.failed()) {
+    FrameHeaderBytes head{};
+    if (!socket_.ReadExact(head.data(), head.size(), /*eof_ok=*/true)) {
+      throw BraidError(ErrorCode::kPeerLost,
+                       "data stream from " + socket_.peer() + " closed before the transfer ended");
+    }
+    FrameHeader h = DecodeFrameHeader(head, params_.block_size);
+    switch (h.type) {
+      case FrameType::kData:
+        ReceiveData(h, state);
+        break;
+      case FrameType::kFileEnd: {
+        std::optional<DigestValue> digest = ReadFileEnd(h);
+        files_.EndFile(h.file_id, h.offset, digest);
+        break;
+      }
+      case FrameType::kPassEnd:
+        if (!pass_end(h.file_id)) return;
+        break;
+      case FrameType::kResend:
+        throw BraidError(ErrorCode::kProtocol, "protocol error: resend request from the source");
+    }
+  }
+}
+
+void StreamReceiver::ReceiveData(const FrameHeader& h, TransferState& state) {
+  bool compressed = (h.flags & kFlagCompressed) != 0;
+  if (compressed && params_.compress_level <= 0) {
+    throw BraidError(ErrorCode::kProtocol, "protocol error: compressed block not negotiated");
+  }
+  files_.CheckBlock(h.file_id, h.offset, h.raw_length);
+  if (!writer_.WaitForRoom(h.file_id, h.offset)) return;
+  BufferRef buffer = pool_.Acquire();
+  if (!buffer) return;
+  // A raw payload lands in the block buffer directly.
+  std::uint8_t* wire = compressed ? scratch_.data() : buffer->data();
+  socket_.ReadExact(wire, h.length);
+  if (PayloadChecksum({wire, h.length}) != h.checksum) {
+    throw BraidError(ErrorCode::kIntegrity, "block checksum mismatch from " + socket_.peer() +
+                                                " for " + Where(files_.file(h.file_id).final_path) +
+                                                " at offset " + std::to_string(h.offset));
+  }
+  if (compressed) InflateBlock({wire, h.length}, {buffer->data(), h.raw_length});
+  state.wire_bytes.fetch_add(h.length);
+  std::optional<std::uint64_t> raw_checksum;
+  if (!compressed) raw_checksum = h.checksum;  // the checksum of the bytes on disk, then
+  writer_.Write(h.file_id, h.offset, std::move(buffer), h.raw_length, raw_checksum);
+}
+
+std::optional<DigestValue> StreamReceiver::ReadFileEnd(const FrameHeader& h) {
+  // The decoder bounded the length by the longest digest; it must also be this
+  // transfer's algorithm's, and present exactly when a hash was asked for.
+  bool flagged = (h.flags & kFlagHasDigest) != 0;
+  std::size_t want = DigestSize(params_.hash);
+  if (flagged != hashing() || (flagged && h.length != want)) {
+    throw BraidError(ErrorCode::kProtocol, "protocol error: file end from " + socket_.peer() +
+                                               " carries a digest of " + std::to_string(h.length) +
+                                               " bytes; " + std::string(HashName(params_.hash)) +
+                                               " has " + std::to_string(want));
+  }
+  std::array<std::uint8_t, kMaxDigestSize> bytes{};
+  if (h.length > 0) socket_.ReadExact(bytes.data(), h.length);
+  if (PayloadChecksum({bytes.data(), h.length}) != h.checksum) {
+    throw BraidError(ErrorCode::kIntegrity, "file-end checksum mismatch from " + socket_.peer());
+  }
+  if (!flagged) return std::nullopt;
+  return MakeDigestValue({bytes.data(), h.length});
+}
+
+}  // namespace braid

@@ -1,0 +1,57 @@
+#pragma once
+/// The frame loop of one data stream at the sink: reads each frame, checks its
+/// header against the file list before reading the payload, checks the
+/// payload's checksum, inflates a compressed block, and hands blocks to the
+/// BlockWriter, file ends to SinkFiles and pass ends to the session. Runs on
+/// the stream's receiver thread; owns nothing the other threads see.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "proto/control_message.h"
+#include "session/buffer_pool.h"
+#include "session/transfer_state.h"
+#include "sink/block_writer.h"
+#include "sink/sink_files.h"
+#include "transport/data_frame.h"
+#include "transport/data_socket.h"
+
+namespace braid {
+
+class StreamReceiver {
+ public:
+  /// The stream's pass end came in, announcing how many streams the source
+  /// has; returns false when the stream is done (the transfer is, or failed).
+  using PassEndFn = std::function<bool(std::uint32_t announced)>;
+
+  StreamReceiver(DataSocket& socket, const TransferParams& params, SinkFiles& files,
+                 BufferPool& pool, BlockWriter& writer, const std::string& host);
+
+  /// Receives until `pass_end` says done or the transfer fails. Throws
+  /// BraidError: kPeerLost when the stream closes first, kProtocol or
+  /// kIntegrity for a frame that does not check out.
+  void Run(TransferState& state, const PassEndFn& pass_end);
+
+ private:
+  void ReceiveData(const FrameHeader& h, TransferState& state);
+  /// The payload of a file-end frame: the source's digest, checked against -E.
+  std::optional<DigestValue> ReadFileEnd(const FrameHeader& h);
+  std::string Where(const std::string& path) const {
+    return host_.empty() ? path : host_ + ":" + path;
+  }
+  bool hashing() const { return params_.hash != HashAlgorithm::kNone; }
+
+  DataSocket& socket_;
+  const TransferParams& params_;
+  SinkFiles& files_;
+  BufferPool& pool_;
+  BlockWriter& writer_;
+  const std::string& host_;
+  /// A compressed payload lands here and is inflated into the block buffer.
+  std::vector<std::uint8_t> scratch_;
+};
+
+}  // namespace braid
