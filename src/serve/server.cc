@@ -14,6 +14,7 @@
 #include "sink/sink_session.h"
 #include "source/source_list.h"
 #include "source/source_session.h"
+#include "transport/fd_byte_stream.h"
 #include "transport/listen_plan.h"
 #include "transport/socket_tuning.h"
 
@@ -315,5 +316,11 @@ class Server {
 }  // namespace
 
 int RunServer(ByteStream& control) { return Server(control).Run(); }
+
+int RunServerOnFds(int read_fd, int write_fd) {
+  FdByteStream stream(read_fd, write_fd,
+                      {"control channel read failed", "control channel write failed"});
+  return RunServer(stream);
+}
 
 }  // namespace braid
