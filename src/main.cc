@@ -8,7 +8,6 @@
 #include "agent/agent.h"
 #include "braid/error.h"
 #include "cli/command_line.h"
-#include "serve/fd_stream.h"
 #include "serve/server.h"
 
 namespace {
@@ -20,8 +19,7 @@ int Serve(int control_fd) {
   ::signal(SIGPIPE, SIG_IGN);
   int in = control_fd >= 0 ? control_fd : STDIN_FILENO;
   int out = control_fd >= 0 ? control_fd : STDOUT_FILENO;
-  braid::FdStream stream(in, out);
-  return braid::RunServer(stream);
+  return braid::RunServerOnFds(in, out);
 }
 
 }  // namespace

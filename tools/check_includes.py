@@ -74,7 +74,8 @@ ALLOWED = {
     "serve": {"braid", "crypto", "transport", "proto", "session", "autostreams", "source", "sink",
               "serve"},
     "report": {"braid", "proto", "report"},
-    "launch": {"braid", "ssh", "launch"},
+    # transport: the fd stream its channels read and write.
+    "launch": {"braid", "ssh", "transport", "launch"},
     # ssh: server_end opens the libssh2 connection itself (launch has the
     # local child and the system ssh).
     "agent": {"braid", "crypto", "ssh", "transport", "proto", "session", "report", "launch",

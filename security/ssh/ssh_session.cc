@@ -7,6 +7,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <mutex>
 #include <utility>
 
 #include "braid/error.h"
@@ -55,7 +56,7 @@ SshSession::SshSession(std::string host, int fd) : host_(std::move(host)), fd_(f
 
 SshSession::~SshSession() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     // Blocking with a short timeout, so teardown is polite but bounded.
     libssh2_session_set_blocking(session_, 1);
     libssh2_session_set_timeout(session_, 2000);
@@ -68,7 +69,7 @@ SshSession::~SshSession() {
 }
 
 void SshSession::StartSharing() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   libssh2_session_set_blocking(session_, 0);
   // No reply asked: libssh2 does not track replies, so one would not detect a
   // dead peer. The traffic itself keeps NAT state alive and makes a dead peer
@@ -89,10 +90,10 @@ std::string SshSession::LastErrorLocked() const {
 
 long SshSession::Call(const std::function<long()>& op, Clock::time_point deadline,
                       std::string* error) {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   const std::uint64_t token = ++next_token_;
   for (;;) {
-    turn_.wait(lock, [&] { return outbound_owner_ == 0 || outbound_owner_ == token; });
+    while (outbound_owner_ != 0 && outbound_owner_ != token) turn_.wait(lock.native());
     long rc = op();
     if (rc != LIBSSH2_ERROR_EAGAIN) {
       if (outbound_owner_ == token) {
@@ -124,9 +125,9 @@ long SshSession::Call(const std::function<long()>& op, Clock::time_point deadlin
     }
     const std::uint64_t seen = generation_.load();
     ++waiters_;
-    lock.unlock();
+    lock.Unlock();
     const bool idle = WaitForProgress(directions, seen);
-    lock.lock();
+    lock.Lock();
     --waiters_;
     if (idle) {
       MaybeKeepaliveLocked();

@@ -14,8 +14,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <string>
+
+#include "braid/mutex.h"
 
 namespace braid {
 
@@ -44,9 +45,10 @@ class SshSession {
   /// LIBSSH2_ERROR_TIMEOUT. When the result is negative and `error` is given,
   /// it receives libssh2's message for it.
   long Call(const std::function<long()>& op, Clock::time_point deadline = kNoDeadline,
-            std::string* error = nullptr);
+            std::string* error = nullptr) BRAID_EXCLUDES(mu_);
 
-  /// libssh2's text for the last error; call only inside an op or during setup.
+  /// libssh2's text for the last error; call only inside an op or during setup
+  /// (not annotated: setup runs on one thread, without the lock).
   std::string LastErrorLocked() const;
 
  private:
@@ -54,24 +56,33 @@ class SshSession {
   /// Returns true when nothing happened, i.e. the connection was idle.
   bool WaitForProgress(int directions, std::uint64_t seen_generation);
   /// Wakes threads waiting in WaitForProgress; call with the lock held.
-  void SignalProgressLocked();
+  void SignalProgressLocked() BRAID_REQUIRES(mu_);
   /// Sends a keepalive when due and safe; call with the lock held.
-  void MaybeKeepaliveLocked();
+  void MaybeKeepaliveLocked() BRAID_REQUIRES(mu_);
 
   const std::string host_;
   const int fd_;
-  int wake_fd_ = -1;  ///< eventfd: "another thread made progress, retry now"
+  /// eventfd: "another thread made progress, retry now". Set in the
+  /// constructor, constant until the destructor; reads and writes of an
+  /// eventfd need no lock.
+  int wake_fd_ = -1;
+  /// What it points to is libssh2's state, used only under mu_ once shared
+  /// (inside Call's op) or by the one setup thread; the pointer itself is set
+  /// in the constructor and cleared in the destructor, when no other thread
+  /// is left. Not BRAID_PT_GUARDED_BY: libssh2 takes it as an argument, which
+  /// the analysis would not check anyway.
   LIBSSH2_SESSION* session_ = nullptr;
 
-  std::mutex mu_;
+  Mutex mu_;
   /// A call that left a half-sent packet in libssh2 must be the one to finish
   /// it (libssh2 fails any other send with BAD_USE), so others wait their turn.
   std::condition_variable turn_;
-  std::uint64_t next_token_ = 0;
-  std::uint64_t outbound_owner_ = 0;          ///< token of that call; 0: none
-  std::atomic<std::uint64_t> generation_{0};  ///< bumped by every completed call
-  int waiters_ = 0;                           ///< threads inside WaitForProgress
-  Clock::time_point next_keepalive_check_{};
+  std::uint64_t next_token_ BRAID_GUARDED_BY(mu_) = 0;
+  std::uint64_t outbound_owner_ BRAID_GUARDED_BY(mu_) = 0;  ///< token of that call; 0: none
+  /// Bumped by every completed call; atomic, as WaitForProgress reads it unlocked.
+  std::atomic<std::uint64_t> generation_{0};
+  int waiters_ BRAID_GUARDED_BY(mu_) = 0;  ///< threads inside WaitForProgress
+  Clock::time_point next_keepalive_check_ BRAID_GUARDED_BY(mu_){};
 };
 
 }  // namespace braid

@@ -1,28 +1,27 @@
 #include "launch/ssh_command_server.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <optional>
 #include <thread>
 
 #include "braid/error.h"
+#include "braid/mutex.h"
 #include "braid/unique_fd.h"
+#include "launch/child_process.h"
 #include "launch/ssh_client_errors.h"
+#include "transport/fd_byte_stream.h"
 
 namespace braid {
 namespace {
@@ -57,21 +56,34 @@ void AppendCapped(std::string& text, std::string_view more, std::size_t limit) {
   if (text.size() > limit) text.erase(0, text.size() - limit);
 }
 
+/// The child for `spec`: the client on the socketpair (stdin and stdout), its
+/// stderr to a pipe.
+ChildSpec SshChildSpec(const SshCommandSpec& spec) {
+  ChildSpec child;
+  child.what = "the ssh command for " + spec.host;
+  child.path = kShell;
+  child.argv = SshCommandArgv(spec);
+  child.pipe_stderr = true;
+  return child;
+}
+
+/// The reader thread reads the stream and stderr; writers write the stream; a
+/// stall watch may Abandon() from a third thread. mu_ guards what they share.
 class SshCommandChannel : public ServerChannel {
  public:
-  SshCommandChannel(UniqueFd sock, UniqueFd err, pid_t pid, const SshCommandSpec& spec,
-                    StderrSink on_stderr)
-      : sock_(std::move(sock)),
-        err_(std::move(err)),
-        pid_(pid),
+  SshCommandChannel(const SshCommandSpec& spec, StderrSink on_stderr)
+      : child_(SshChildSpec(spec)),
+        stream_(child_.TakeControl(),
+                {"reading from the ssh command for " + spec.host + " failed",
+                 "the ssh command for " + spec.host + " stopped taking input"}),
         host_(spec.host),
         command_(spec.command),
-        on_stderr_(std::move(on_stderr)) {}
+        on_stderr_(std::move(on_stderr)),
+        err_(child_.TakeStderr()) {}
 
   ~SshCommandChannel() override {
-    if (reaped_) return;
-    sock_.Reset();  // ssh sees the end of its input and closes the session
-    Finish();
+    stream_.Close();  // ssh sees the end of its input and closes the session
+    if (!child_.reaped()) Finish();
   }
   SshCommandChannel(const SshCommandChannel&) = delete;
   SshCommandChannel& operator=(const SshCommandChannel&) = delete;
@@ -80,7 +92,7 @@ class SshCommandChannel : public ServerChannel {
   /// chatty stderr can never block ssh while the agent waits for control bytes.
   std::size_t ReadSome(void* buf, std::size_t n) override {
     for (;;) {
-      pollfd fds[2] = {{sock_.get(), POLLIN, 0}, {ErrFd(), POLLIN, 0}};  // fd -1 is skipped
+      pollfd fds[2] = {{stream_.read_fd(), POLLIN, 0}, {ErrFd(), POLLIN, 0}};  // -1 is skipped
       if (::poll(fds, 2, -1) < 0) {
         if (errno == EINTR) continue;
         throw BraidError(ErrorCode::kInternal, "poll on the ssh command for " + host_ +
@@ -88,68 +100,43 @@ class SshCommandChannel : public ServerChannel {
       }
       if (fds[1].revents != 0) ReadStderrOnce();
       if (fds[0].revents == 0) continue;
-      const ssize_t r = ::read(sock_.get(), buf, n);
-      if (r > 0) {
-        MarkConnected();
-        return static_cast<std::size_t>(r);
-      }
-      if (r == 0 || errno == ECONNRESET) return 0;
-      if (errno == EINTR || errno == EAGAIN) continue;
-      throw BraidError(ErrorCode::kPeerLost, "reading from the ssh command for " + host_ +
-                                                 " failed: " + std::strerror(errno));
+      const std::size_t r = stream_.ReadSome(buf, n);
+      if (r > 0) MarkConnected();
+      return r;
     }
   }
 
-  void WriteAll(const void* buf, std::size_t n) override {
-    const auto* p = static_cast<const std::uint8_t*>(buf);
-    while (n > 0) {
-      const ssize_t w = ::send(sock_.get(), p, n, MSG_NOSIGNAL);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        throw BraidError(
-            ErrorCode::kPeerLost,
-            "the ssh command for " + host_ + " stopped taking input: " + std::strerror(errno));
-      }
-      p += w;
-      n -= static_cast<std::size_t>(w);
-    }
-  }
-
-  void CloseWrite() override {
-    // ENOTCONN once ssh is gone is fine: the reader reports the end.
-    ::shutdown(sock_.get(), SHUT_WR);
-  }
-
+  void WriteAll(const void* buf, std::size_t n) override { stream_.WriteAll(buf, n); }
+  void CloseWrite() override { stream_.CloseWrite(); }
   std::string host() const override { return host_; }
 
   std::optional<int> ExitStatus() override {
-    if (!reaped_) Finish();
-    return status_;
+    if (!child_.reaped()) Finish();
+    return child_.status();
   }
 
   /// ssh's socket is not ours; ServerEnd asks the routing table instead.
   std::string LocalAddress() const override { return ""; }
 
   void Abandon() override {
-    // reaped_ is only set after the reader has ended, so the pid is still ours.
-    if (!reaped_ && ::kill(pid_, SIGTERM) != 0 && errno != ESRCH) {
+    if (!child_.Signal(SIGTERM)) {
       std::fprintf(stderr, "braid: cannot stop the ssh command for %s: %s\n", host_.c_str(),
                    std::strerror(errno));
     }
-    ::shutdown(sock_.get(), SHUT_RDWR);  // the reader returns now, whatever ssh does
+    stream_.Shutdown();  // the reader returns now, whatever ssh does
   }
 
   std::optional<BraidError> DescribeFailure() override {
-    ExitStatus();
-    if (!status_) return std::nullopt;
-    std::lock_guard lock(mu_);
+    const std::optional<int> status = ExitStatus();
+    if (!status) return std::nullopt;
+    MutexLock lock(mu_);
     SshClientEnd end;
     end.host = host_;
     end.command = command_;
-    end.exit_status = *status_;
+    end.exit_status = *status;
     end.stderr_text = kept_;
     end.connected = connected_;
-    end.local_exec_failed = (*status_ == 126 || *status_ == 127) &&
+    end.local_exec_failed = (*status == 126 || *status == 127) &&
                             kept_.find(std::string(kShellName) + ": ") != std::string::npos;
     std::optional<BraidError> error = DescribeSshClientEnd(end);
     if (error) {
@@ -161,14 +148,14 @@ class SshCommandChannel : public ServerChannel {
   }
 
  private:
-  int ErrFd() {
-    std::lock_guard lock(mu_);
+  int ErrFd() BRAID_EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     return err_.get();
   }
 
   /// One read from ssh's stderr; closes our end at its end of file.
-  void ReadStderrOnce() {
-    std::lock_guard lock(mu_);
+  void ReadStderrOnce() BRAID_EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     if (!err_.valid()) return;
     char chunk[kStderrChunk];
     const ssize_t r = ::read(err_.get(), chunk, sizeof(chunk));
@@ -188,14 +175,14 @@ class SshCommandChannel : public ServerChannel {
 
   /// The remote braid answered: what ssh said on the way (warnings) is shown now,
   /// and the rest as it comes.
-  void MarkConnected() {
-    std::lock_guard lock(mu_);
+  void MarkConnected() BRAID_EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     if (connected_) return;
     connected_ = true;
     FlushPendingLocked();
   }
 
-  void FlushPendingLocked() {
+  void FlushPendingLocked() BRAID_REQUIRES(mu_) {
     if (!pending_.empty() && on_stderr_) on_stderr_(host_, pending_);
     pending_.clear();
   }
@@ -206,28 +193,17 @@ class SshCommandChannel : public ServerChannel {
     const Clock::time_point start = Clock::now();
     bool termed = false;
     for (;;) {
-      int status = 0;
-      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) {
-        reaped_ = true;
-        status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      if (child_.TryWait()) {
         DrainStderr(0);  // what it wrote just before exiting
-        return;
-      }
-      if (r < 0 && errno != EINTR) {
-        reaped_ = true;  // ECHILD: not ours to wait for any more
         return;
       }
       const auto waited = Clock::now() - start;
       if (!termed && waited >= kExitWait) {
-        ::kill(pid_, SIGTERM);
+        child_.Signal(SIGTERM);
         termed = true;
       } else if (waited >= kExitWait + kTermWait) {
-        ::kill(pid_, SIGKILL);
-        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-        }
-        reaped_ = true;
-        status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        child_.Signal(SIGKILL);
+        child_.Wait();
         return;
       }
       DrainStderr(kPollSliceMs);
@@ -250,23 +226,20 @@ class SshCommandChannel : public ServerChannel {
     }
   }
 
-  UniqueFd sock_;
-  std::mutex mu_;  ///< guards err_ and the stderr text below
-  UniqueFd err_;
-  const pid_t pid_;
+  ChildProcess child_;   ///< declared first: the stream and err_ take its descriptors
+  FdByteStream stream_;  ///< our end of the socketpair; thread-safe as ByteStream asks
   const std::string host_;
   const std::string command_;
-  StderrSink on_stderr_;
-  std::string kept_;     ///< the last of ssh's stderr, to explain a failure
-  std::string pending_;  ///< stderr not yet shown: held back until braid answers
-  bool connected_ = false;
-  std::atomic<bool> reaped_{false};
-  std::optional<int> status_;
+  /// Set in the constructor; called only under mu_, so its calls never overlap.
+  const StderrSink on_stderr_;
+  Mutex mu_;
+  UniqueFd err_ BRAID_GUARDED_BY(mu_);  ///< ssh's stderr; closed at its end of file
+  /// The last of ssh's stderr, to explain a failure.
+  std::string kept_ BRAID_GUARDED_BY(mu_);
+  /// Stderr not yet shown: held back until braid answers.
+  std::string pending_ BRAID_GUARDED_BY(mu_);
+  bool connected_ BRAID_GUARDED_BY(mu_) = false;
 };
-
-/// Moves `fd` above the standard descriptors (close-on-exec), so the dup2s
-/// below cannot overwrite one source with another. Async-signal-safe.
-int Lift(int fd) { return ::fcntl(fd, F_DUPFD_CLOEXEC, 3); }
 
 }  // namespace
 
@@ -289,43 +262,7 @@ std::vector<std::string> SshCommandArgv(const SshCommandSpec& spec) {
 }
 
 std::unique_ptr<ServerChannel> SpawnSshCommand(const SshCommandSpec& spec, StderrSink on_stderr) {
-  std::vector<std::string> args = SshCommandArgv(spec);
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  auto fail = [&spec](const char* what) -> BraidError {
-    return BraidError(ErrorCode::kInternal, std::string("cannot start the ssh command for ") +
-                                                spec.host + ": " + what + ": " +
-                                                std::strerror(errno));
-  };
-  int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) throw fail("socketpair");
-  UniqueFd parent(sv[0]);
-  UniqueFd child(sv[1]);
-  int ep[2];
-  if (::pipe2(ep, O_CLOEXEC) != 0) throw fail("pipe");
-  UniqueFd err_read(ep[0]);
-  UniqueFd err_write(ep[1]);
-
-  const pid_t pid = ::fork();
-  if (pid < 0) throw fail("fork");
-  if (pid == 0) {
-    // Only async-signal-safe calls until exec.
-    const int io = Lift(child.get());
-    const int err = Lift(err_write.get());
-    if (io < 0 || err < 0 || ::dup2(io, STDIN_FILENO) < 0 || ::dup2(io, STDOUT_FILENO) < 0 ||
-        ::dup2(err, STDERR_FILENO) < 0) {
-      ::_exit(127);
-    }
-    // Ctrl-C is the agent's: it sends Abort, so the sink can say what it kept.
-    ::signal(SIGINT, SIG_IGN);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::execv(kShell, argv.data());
-    ::_exit(127);
-  }
-  return std::make_unique<SshCommandChannel>(std::move(parent), std::move(err_read), pid, spec,
-                                             std::move(on_stderr));
+  return std::make_unique<SshCommandChannel>(spec, std::move(on_stderr));
 }
 
 std::string LocalAddressToward(const std::string& address) {

@@ -2,18 +2,19 @@
 
 #include <sys/utsname.h>
 
-#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 #include <thread>
 
 #include "autostreams/stream_controller.h"
+#include "braid/mutex.h"
 #include "proto/control_channel.h"
 #include "sink/sink_session.h"
 #include "source/source_list.h"
 #include "source/source_session.h"
+#include "transport/fd_byte_stream.h"
 #include "transport/listen_plan.h"
 #include "transport/socket_tuning.h"
 
@@ -52,6 +53,34 @@ bool LossBased(const std::string& asked) {
   return cc.rfind("bbr", 0) != 0;
 }
 
+/// A flag one thread raises to end another's wait at once.
+class Notification {
+ public:
+  void Notify() BRAID_EXCLUDES(mu_) {
+    {
+      MutexLock lock(mu_);
+      notified_ = true;
+    }
+    cv_.notify_all();
+  }
+  /// Waits up to `timeout` for Notify(); true once notified.
+  bool WaitFor(std::chrono::steady_clock::duration timeout) BRAID_EXCLUDES(mu_) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    MutexLock lock(mu_);
+    while (!notified_ && cv_.wait_until(lock.native(), deadline) == std::cv_status::no_timeout) {
+    }
+    return notified_;
+  }
+
+ private:
+  Mutex mu_;
+  std::condition_variable cv_;
+  bool notified_ BRAID_GUARDED_BY(mu_) = false;
+};
+
+/// The main thread reads control messages and handles them; one worker thread
+/// runs the session, and beside it a reporter thread sends progress. The
+/// fields below say how they share.
 class Server {
  public:
   explicit Server(ByteStream& stream) : channel_(stream) {}
@@ -205,18 +234,12 @@ class Server {
   /// Runs a session with a progress reporter beside it, then reports the end.
   template <typename Fn>
   void RunWork(TransferState& state, Fn fn) {
-    // The reporter waits on `wake`, not in a sleep: a session that ends stops
+    // The reporter waits on `done`, not in a sleep: a session that ends stops
     // it at once, rather than costing every copy up to one interval (200 ms
     // here; a whole command was quantised in 0.2 s steps).
-    std::mutex wake_mutex;
-    std::condition_variable wake;
-    bool done = false;  // guarded by wake_mutex
-    auto stop_reporter = [&](std::thread& reporter) {
-      {
-        std::lock_guard lock(wake_mutex);
-        done = true;
-      }
-      wake.notify_all();
+    Notification done;
+    auto stop_reporter = [&done](std::thread& reporter) {
+      done.Notify();
       reporter.join();
     };
     auto progress = [&] {
@@ -232,15 +255,12 @@ class Server {
       return p;
     };
     std::thread reporter([&] {
-      std::unique_lock lock(wake_mutex);
-      while (!wake.wait_for(lock, kProgressInterval, [&] { return done; })) {
-        lock.unlock();
+      while (!done.WaitFor(kProgressInterval)) {
         try {
           channel_.Send(progress());
         } catch (const BraidError&) {
           return;
         }
-        lock.lock();
       }
     });
     try {
@@ -254,9 +274,7 @@ class Server {
       stop_reporter(reporter);
       if (e.code() != ErrorCode::kInterrupted) SendError(e);
     }
-    std::lock_guard lock(done_mutex_);
-    work_done_ = true;
-    done_cv_.notify_all();
+    work_done_.Notify();
   }
 
   /// -s auto: the controller sees what the streams did and says how many
@@ -286,34 +304,43 @@ class Server {
     if (sink_) sink_->Abort(why);
     // A thread stuck writing to a pipe nobody reads cannot be woken; it must
     // not keep this process (and the agent waiting on it) alive forever.
-    std::unique_lock lock(done_mutex_);
-    if (worker_.joinable() && !done_cv_.wait_for(lock, kStopGrace, [this] { return work_done_; })) {
+    if (worker_.joinable() && !work_done_.WaitFor(kStopGrace)) {
       std::fprintf(stderr, "braid --serve: a transfer thread did not stop; exiting\n");
       std::_Exit(1);
     }
-    lock.unlock();
     JoinWork();
   }
   void JoinWork() {
     if (worker_.joinable()) worker_.join();
   }
 
+  /// Every thread sends; ControlChannel serialises its writers itself.
   ControlChannel channel_;
-  std::string label_;
+  std::string label_;  ///< set by Handshake, before any other thread starts
+  /// Main thread only: filled by messages, moved into the session before the worker starts.
   std::vector<SourceFile> source_files_;
-  std::vector<FileEntry> sink_entries_;
+  std::vector<FileEntry> sink_entries_;  ///< as source_files_
+  /// The pointers are set on the main thread before the worker starts and
+  /// not changed while it runs (Handle refuses a second session); the
+  /// sessions themselves are thread-safe where the main thread calls them
+  /// (Abort, SinkSession::Connect) and the reporter does (the stream counts).
   std::unique_ptr<SourceSession> source_;
-  std::unique_ptr<StreamController> controller_;  ///< -s auto; null for a fixed count
-  bool polite_ = false;
-  std::unique_ptr<SinkSession> sink_;
-  std::thread worker_;
-  std::mutex done_mutex_;
-  std::condition_variable done_cv_;
-  bool work_done_ = false;
+  /// -s auto; null for a fixed count. Set as source_; used by the reporter only.
+  std::unique_ptr<StreamController> controller_;
+  bool polite_ = false;                ///< set as source_; read by the reporter
+  std::unique_ptr<SinkSession> sink_;  ///< as source_
+  std::thread worker_;                 ///< main thread only (started, joined)
+  Notification work_done_;             ///< the worker's session has ended (StopWork's grace)
 };
 
 }  // namespace
 
 int RunServer(ByteStream& control) { return Server(control).Run(); }
+
+int RunServerOnFds(int read_fd, int write_fd) {
+  FdByteStream stream(read_fd, write_fd,
+                      {"control channel read failed", "control channel write failed"});
+  return RunServer(stream);
+}
 
 }  // namespace braid

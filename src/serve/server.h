@@ -9,4 +9,8 @@ namespace braid {
 /// Serves one transfer; returns the process exit status.
 int RunServer(ByteStream& control);
 
+/// RunServer over descriptors it borrows: stdin and stdout under ssh, or the
+/// socket --serve-fd names for a local child (both numbers the same).
+int RunServerOnFds(int read_fd, int write_fd);
+
 }  // namespace braid
