@@ -150,7 +150,7 @@ TEST_F(RateLimitTest, AnInterruptDoesNotWaitForTheBucket) {
   EXPECT_EQ(WEXITSTATUS(status), ExitCodeFor(ErrorCode::kInterrupted));
 }
 
-TEST(RateLimitTest, ZeroRateIsAUsageError) {
+TEST_F(RateLimitTest, ZeroRateIsAUsageError) {
   auto r = RunBraid({"-x", "0", "--size", "1M", "/dev/zero", "/dev/null"});
   EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kUsage));
   EXPECT_NE(r.err.find("-x/--rate must be at least 1 byte/s"), std::string::npos) << r.err;
