@@ -17,7 +17,7 @@ void ControlChannel::Send(std::span<const ControlMessage> messages) {
     w.U32(static_cast<std::uint32_t>(body.size()));
     w.Bytes(body);
   }
-  std::lock_guard lock(send_mutex_);
+  MutexLock lock(send_mutex_);
   stream_.WriteAll(w.data().data(), w.data().size());
 }
 

@@ -3,12 +3,12 @@
 /// One thread receives; any thread may send.
 
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <vector>
 
 #include "braid/byte_stream.h"
+#include "braid/mutex.h"
 #include "proto/control_message.h"
 
 namespace braid {
@@ -32,13 +32,17 @@ class ControlChannel {
   /// False at a clean end of stream before the first byte.
   bool ReadExactly(std::uint8_t* out, std::size_t n);
 
+  /// Writes go through send_mutex_ (any thread), reads come from the
+  /// receiving thread only: the ByteStream allows one reader beside one
+  /// writer, so the two sides need no common lock.
   ByteStream& stream_;
-  std::mutex send_mutex_;
+  /// Keeps each Send's bytes together on the stream; it guards no field.
+  Mutex send_mutex_;
   /// Bytes read ahead of the message being decoded (receiving thread only): a
   /// run of small messages, a tree's file-done reports, costs one read, not two each.
   std::vector<std::uint8_t> read_ahead_ = std::vector<std::uint8_t>(64 * 1024);
-  std::size_t ahead_begin_ = 0;
-  std::size_t ahead_end_ = 0;
+  std::size_t ahead_begin_ = 0;  ///< receiving thread only, as read_ahead_
+  std::size_t ahead_end_ = 0;    ///< receiving thread only
 };
 
 }  // namespace braid

@@ -6,24 +6,24 @@ namespace braid {
 
 void Checkpointer::Track(std::uint32_t file, const JournalHeader& header, bool journal_exists,
                          RangeSet kept) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   files_[file] = Tracked{header, journal_exists, {}, journal_exists ? std::move(kept) : RangeSet()};
 }
 
 std::uint64_t Checkpointer::journaled_bytes(std::uint32_t file) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = files_.find(file);
   return it == files_.end() ? 0 : it->second.journaled.covered();
 }
 
 bool Checkpointer::has_journal(std::uint32_t file) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = files_.find(file);
   return it != files_.end() && it->second.journal_exists;
 }
 
 std::uint64_t Checkpointer::Written(std::uint32_t file, const JournalRecord& record) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = files_.find(file);
   if (it != files_.end()) {
     it->second.pending.push_back(record);
@@ -34,25 +34,25 @@ std::uint64_t Checkpointer::Written(std::uint32_t file, const JournalRecord& rec
 
 void Checkpointer::Forget(std::uint32_t file) {
   // Waits for a run in progress, which may be appending to this file's journal.
-  std::lock_guard run_lock(run_mutex_);
-  std::lock_guard lock(mutex_);
+  MutexLock run_lock(run_mutex_);
+  MutexLock lock(mutex_);
   files_.erase(file);
 }
 
 std::size_t Checkpointer::pending() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::size_t n = 0;
   for (const auto& [id, t] : files_) n += t.pending.size();
   return n;
 }
 
 std::size_t Checkpointer::Run() {
-  std::lock_guard run_lock(run_mutex_);
+  MutexLock run_lock(run_mutex_);
   // Take the blocks first, then sync: every block taken was written before the
   // sync began, so the sync covers it. Blocks written meanwhile wait for the next run.
   std::vector<std::pair<std::uint32_t, Tracked>> batch;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     for (auto& [id, t] : files_) {
       if (t.pending.empty()) continue;
       batch.emplace_back(id, Tracked{t.header, t.journal_exists, std::move(t.pending), {}});
@@ -73,7 +73,7 @@ std::size_t Checkpointer::Run() {
     } catch (...) {
       // Put back what was not journaled, so a later run (the final one after a
       // failure) can still try.
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       for (std::size_t j = i; j < batch.size(); ++j) {
         auto it = files_.find(batch[j].first);
         if (it == files_.end()) continue;
@@ -85,7 +85,7 @@ std::size_t Checkpointer::Run() {
       throw;
     }
     journaled += t.pending.size();
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     auto it = files_.find(id);
     if (it == files_.end()) continue;
     it->second.journal_exists = true;

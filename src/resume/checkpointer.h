@@ -6,10 +6,10 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <span>
 #include <vector>
 
+#include "braid/mutex.h"
 #include "resume/resume_journal.h"
 #include "session/range_set.h"
 
@@ -60,13 +60,16 @@ class Checkpointer {
     std::vector<JournalRecord> pending;
     RangeSet journaled;  ///< what the journal vouches for; a block journaled twice counts once
   };
+  /// Called by Run only, under run_mutex_ and outside mutex_ (its calls are slow).
   CheckpointIo& io_;
-  mutable std::mutex mutex_;
-  std::map<std::uint32_t, Tracked> files_;
-  std::uint64_t pending_bytes_ = 0;
+  /// The writers (Written), the checkpoint thread (Run) and the committing
+  /// thread (Track, Forget) share these.
+  mutable Mutex mutex_;
+  std::map<std::uint32_t, Tracked> files_ BRAID_GUARDED_BY(mutex_);
+  std::uint64_t pending_bytes_ BRAID_GUARDED_BY(mutex_) = 0;
   /// Only one Run at a time: a second one could journal blocks whose sync the
-  /// first has not finished.
-  std::mutex run_mutex_;
+  /// first has not finished. Taken before mutex_, never after; guards no field.
+  Mutex run_mutex_;
 };
 
 }  // namespace braid

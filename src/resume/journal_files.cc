@@ -36,7 +36,7 @@ void JournalFiles::Fail(const std::string& path, int err) const {
 
 void JournalFiles::SetPath(std::uint32_t id, std::string path, std::uint64_t reserve,
                            bool may_exist) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   Open& j = files_[id];
   j.path = std::move(path);
   j.reserve = reserve;
@@ -56,7 +56,7 @@ void Reserve(int fd, std::uint64_t bytes) {
 std::optional<DecodedJournal> JournalFiles::Load(std::uint32_t id, std::string* why) const {
   std::string path;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     path = files_.at(id).path;
   }
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
@@ -83,7 +83,7 @@ std::optional<DecodedJournal> JournalFiles::Load(std::uint32_t id, std::string* 
 }
 
 void JournalFiles::Append(std::uint32_t id, bool create, std::span<const std::uint8_t> bytes) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   Open& j = files_.at(id);
   if (create || !j.fd.valid()) {
     int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT | O_TRUNC : 0);
@@ -105,7 +105,7 @@ void JournalFiles::Append(std::uint32_t id, bool create, std::span<const std::ui
 }
 
 void JournalFiles::Rewrite(std::uint32_t id, std::span<const std::uint8_t> bytes) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   Open& j = files_.at(id);
   std::string temp = j.path + ".new";
   UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
@@ -124,7 +124,7 @@ void JournalFiles::Rewrite(std::uint32_t id, std::span<const std::uint8_t> bytes
 }
 
 void JournalFiles::Remove(std::uint32_t id) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = files_.find(id);
   if (it == files_.end()) return;
   it->second.fd.Reset();

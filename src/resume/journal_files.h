@@ -4,11 +4,11 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 
+#include "braid/mutex.h"
 #include "braid/unique_fd.h"
 #include "resume/resume_journal.h"
 
@@ -47,9 +47,12 @@ class JournalFiles {
     std::uint64_t reserve = 0;
     bool may_exist = true;  ///< false until this process creates it, when known absent
   };
-  std::string host_;
-  mutable std::mutex mutex_;
-  std::map<std::uint32_t, Open> files_;
+  const std::string host_;  ///< set in the constructor
+  /// The checkpoint thread appends, the committing thread removes, the
+  /// session sets paths and loads: every journal's state is under it, and
+  /// Append, Rewrite and Remove hold it across their file-system calls.
+  mutable Mutex mutex_;
+  std::map<std::uint32_t, Open> files_ BRAID_GUARDED_BY(mutex_);
 };
 
 }  // namespace braid

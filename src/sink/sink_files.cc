@@ -12,6 +12,7 @@
 #include <map>
 
 #include "braid/error.h"
+#include "proto/control_message.h"
 
 namespace braid {
 namespace {
@@ -60,16 +61,18 @@ bool DirectAligned(const std::uint8_t* data, std::uint64_t offset, std::uint32_t
 /// tmpfs zero-fills every page on fallocate (0.6 s of CPU per 2 GiB here) only
 /// for the writes to overwrite it, so there (`fs` is the file's file system)
 /// a free-space check stands in.
-int ReserveSpace(int fd, std::uint64_t size, const struct statfs& fs, bool on_tmpfs) {
+int ReserveSpace(SinkFileSystem& files, int fd, std::uint64_t size, const struct statfs& fs,
+                 bool on_tmpfs) {
   if (on_tmpfs) {
     auto free_bytes =
         static_cast<std::uint64_t>(fs.f_bavail) * static_cast<std::uint64_t>(fs.f_bsize);
     // A resumed partial file already holds some of its space.
     struct stat st {};
-    std::uint64_t held = ::fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_blocks) * 512 : 0;
+    std::uint64_t held =
+        files.Fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_blocks) * 512 : 0;
     return size > free_bytes + held ? ENOSPC : 0;
   }
-  return ::posix_fallocate(fd, 0, static_cast<off_t>(size));
+  return files.Fallocate(fd, static_cast<off_t>(size));
 }
 
 /// The entry's modification time, as both atime and mtime for utimensat/futimens.
@@ -96,9 +99,17 @@ std::string Parent(const std::string& path) {
 
 SinkFiles::SinkFiles(std::vector<FileEntry> entries, TargetPlan plan, std::string host,
                      bool preserve)
-    : plan_(std::move(plan)), host_(std::move(host)), preserve_(preserve) {
+    : SinkFiles(std::move(entries), std::move(plan), std::move(host), preserve,
+                RealSinkFileSystem()) {}
+
+SinkFiles::SinkFiles(std::vector<FileEntry> entries, TargetPlan plan, std::string host,
+                     bool preserve, SinkFileSystem& fs)
+    : fs_(fs), plan_(std::move(plan)), host_(std::move(host)), preserve_(preserve) {
   files_.resize(entries.size());
   for (std::size_t i = 0; i < entries.size(); ++i) {
+    // The decoder rejects these already; a name that leaves the target must
+    // never reach a path here, whoever built the list.
+    if (!IsSafeRelativePath(entries[i].path)) Reject("unsafe file name in file list");
     files_[i].entry = std::move(entries[i]);
     files_[i].final_path = FinalPath(plan_, files_[i].entry);
     files_[i].partial_path = PartialPath(files_[i].final_path);
@@ -125,7 +136,7 @@ void SinkFiles::FindNewDirectories() {
     auto [it, inserted] = missing.try_emplace(Parent(f.final_path), false);
     if (inserted) {
       struct stat st {};
-      it->second = ::lstat(it->first.c_str(), &st) != 0 && errno == ENOENT;
+      it->second = fs_.Lstat(it->first, &st) != 0 && errno == ENOENT;
     }
     f.in_new_directory = it->second;
   }
@@ -135,32 +146,32 @@ void SinkFiles::Prepare(bool force) {
   if (plan_.mode == TargetPlan::Mode::kStream) return;
   std::string root = plan_.mode == TargetPlan::Mode::kAsTarget ? Parent(plan_.base) : plan_.base;
   struct stat st {};
-  if (::stat(root.c_str(), &st) != 0) Fail(root, errno);
+  if (fs_.Stat(root, &st) != 0) Fail(root, errno);
   if (!S_ISDIR(st.st_mode)) Fail(root, ENOTDIR);
   std::set<std::string> gained;  ///< directories that got a new entry here
   for (auto& f : files_) {
     const std::string& path = f.final_path;
     struct stat existing {};
-    bool exists = !f.in_new_directory && ::lstat(path.c_str(), &existing) == 0;
+    bool exists = !f.in_new_directory && fs_.Lstat(path, &existing) == 0;
     switch (f.entry.kind) {
       case FileKind::kDirectory:
         if (exists && S_ISDIR(existing.st_mode)) break;
         if (exists) Fail(path, EEXIST);
         // Owner-writable until the end, so the files inside can be created.
-        if (::mkdir(path.c_str(), (f.entry.mode & 07777) | 0700) != 0) {
+        if (fs_.Mkdir(path, (f.entry.mode & 07777) | 0700) != 0) {
           Fail(path, errno);
         }
         gained.insert(Parent(path));
         break;
       case FileKind::kSymlink:
         if (exists && !force) FailExists(path);
-        if (exists && ::unlink(path.c_str()) != 0) Fail(path, errno);
-        if (::symlink(f.entry.link_target.c_str(), path.c_str()) != 0) {
+        if (exists && fs_.Unlink(path) != 0) Fail(path, errno);
+        if (fs_.Symlink(f.entry.link_target, path) != 0) {
           Fail(path, errno);
         }
         if (preserve_) {
-          if (::geteuid() == 0) ::lchown(path.c_str(), f.entry.uid, f.entry.gid);
-          ::utimensat(AT_FDCWD, path.c_str(), EntryTimes(f.entry).times, AT_SYMLINK_NOFOLLOW);
+          if (fs_.IsRoot()) fs_.Lchown(path, f.entry.uid, f.entry.gid);
+          fs_.Utimens(path, EntryTimes(f.entry).times);
         }
         f.committed = true;
         gained.insert(Parent(path));
@@ -178,9 +189,9 @@ void SinkFiles::Prepare(bool force) {
 
 void SinkFiles::SyncEach(const std::set<std::string>& directories) const {
   for (const std::string& dir : directories) {
-    UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    UniqueFd fd(fs_.Open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0));
     if (!fd.valid()) Fail(dir, errno);
-    if (::fsync(fd.get()) != 0) Fail(dir, errno);
+    if (fs_.Fsync(fd.get()) != 0) Fail(dir, errno);
   }
 }
 
@@ -201,7 +212,7 @@ SinkFile& SinkFiles::Lookup(std::uint32_t id) {
 }
 
 void SinkFiles::CheckBlock(std::uint32_t id, std::uint64_t offset, std::uint32_t length) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   SinkFile& f = Lookup(id);
   std::uint64_t end = offset + length;
   if (f.entry.size != kUnknownSize && end > f.entry.size) Reject("block past the announced size");
@@ -214,8 +225,7 @@ bool SinkFiles::OpenAnonymous(SinkFile& f) {
     return false;
   }
   // Nameless, it may carry its final mode from the start.
-  f.fd.Reset(
-      ::open(Parent(f.final_path).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, ModeFor(f.entry)));
+  f.fd.Reset(fs_.Open(Parent(f.final_path), O_TMPFILE | O_RDWR | O_CLOEXEC, ModeFor(f.entry)));
   if (f.fd.valid()) {
     f.anonymous = true;
     return true;
@@ -231,13 +241,13 @@ bool SinkFiles::OpenAnonymous(SinkFile& f) {
 
 bool SinkFiles::LinkDescriptor(int fd, const std::string& path) {
   if (link_empty_path_ok_) {
-    if (::linkat(fd, "", AT_FDCWD, path.c_str(), AT_EMPTY_PATH) == 0) return true;
+    if (fs_.Link(fd, "", path) == 0) return true;
     // Without CAP_DAC_READ_SEARCH the kernel answers ENOENT.
     if (errno != ENOENT) return false;
     link_empty_path_ok_ = false;
   }
   std::string self = "/proc/self/fd/" + std::to_string(fd);
-  return ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0;
+  return fs_.Link(fd, self, path) == 0;
 }
 
 bool SinkFiles::LinkAnonymous(SinkFile& f, bool force) {
@@ -256,18 +266,18 @@ int SinkFiles::OpenLocked(SinkFile& f) {
   if (f.fd.valid()) return f.fd.get();
   if (OpenAnonymous(f)) return f.fd.get();
   int flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (f.resumed ? 0 : O_TRUNC);
-  f.fd.Reset(::open(f.partial_path.c_str(), flags, 0600));
+  f.fd.Reset(fs_.Open(f.partial_path, flags, 0600));
   if (!f.fd.valid()) Fail(f.partial_path, errno);
   std::uint64_t size = f.entry.size;
   if (size != kUnknownSize && size >= kReserveMinSize) {
     struct statfs fs {};
-    bool on_tmpfs = ::fstatfs(f.fd.get(), &fs) == 0 && fs.f_type == TMPFS_MAGIC;
+    bool on_tmpfs = fs_.Fstatfs(f.fd.get(), &fs) == 0 && fs.f_type == TMPFS_MAGIC;
     // Reserving the space up front turns a disk that is too small into an
     // error now, not after most of the data has crossed the network.
-    int err = ReserveSpace(f.fd.get(), size, fs, on_tmpfs);
+    int err = ReserveSpace(fs_, f.fd.get(), size, fs, on_tmpfs);
     if (err == ENOSPC || err == EDQUOT) {
       // Kept data stays for a re-run with more room; a new file goes.
-      if (!f.resumed) ::unlink(f.partial_path.c_str());
+      if (!f.resumed) fs_.Unlink(f.partial_path);
       f.fd.Reset();
       Fail(f.partial_path, err);
     }
@@ -280,15 +290,15 @@ void SinkFiles::OpenDirect(SinkFile& f, bool on_tmpfs) {
   // -y none promises page-cache speed, as the peers give; tmpfs is the page cache.
   if (fsync_ == FsyncPolicy::kNone || on_tmpfs || f.entry.size < kDirectMinSize) return;
   // Best effort: a file system without O_DIRECT gets every block buffered.
-  f.direct_fd.Reset(::open(f.partial_path.c_str(), O_WRONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC));
+  f.direct_fd.Reset(fs_.Open(f.partial_path, O_WRONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC, 0));
 }
 
-int SinkFiles::WriteAt(int fd, const std::uint8_t* data, std::uint32_t length, std::uint64_t offset,
-                       std::uint32_t piece) {
+int SinkFiles::WriteAt(SinkFileSystem& fs, int fd, const std::uint8_t* data, std::uint32_t length,
+                       std::uint64_t offset, std::uint32_t piece) {
   std::uint32_t done = 0;
   while (done < length) {
     std::uint32_t want = std::min(length - done, piece);
-    ssize_t n = ::pwrite(fd, data + done, want, static_cast<off_t>(offset + done));
+    ssize_t n = fs.Pwrite(fd, data + done, want, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
       return errno;
@@ -300,12 +310,12 @@ int SinkFiles::WriteAt(int fd, const std::uint8_t* data, std::uint32_t length, s
 }
 
 int SinkFiles::OpenPartial(std::uint32_t id) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return OpenLocked(Lookup(id));
 }
 
 int SinkFiles::OpenPartialForResume(std::uint32_t id) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   SinkFile& f = Lookup(id);
   f.resumed = true;
   return OpenLocked(f);
@@ -322,7 +332,7 @@ void SinkFiles::StartWriteback(const SinkFile& f, int fd, std::uint64_t offset,
   // together: one IO each as they arrive made a tree of 4 KiB files slower.
   if (fsync_ == FsyncPolicy::kNone) return;
   if (f.entry.size != kUnknownSize && f.entry.size < kWritebackMinSize) return;
-  (void)::sync_file_range(fd, static_cast<off_t>(offset), length, SYNC_FILE_RANGE_WRITE);
+  fs_.StartWriteback(fd, static_cast<off_t>(offset), length);
 }
 
 bool SinkFiles::WriteBlock(std::uint32_t id, std::uint64_t offset, const std::uint8_t* data,
@@ -330,36 +340,40 @@ bool SinkFiles::WriteBlock(std::uint32_t id, std::uint64_t offset, const std::ui
   int fd;
   int direct_fd = -1;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     SinkFile& f = Lookup(id);
     if (f.ranges.Contains(offset, offset + length)) return false;
     if (f.complete) Reject("data after the file was complete");
     fd = OpenLocked(f);
     if (f.direct_fd.valid() && DirectAligned(data, offset, length)) direct_fd = f.direct_fd.get();
   }
-  std::unique_lock write_lock(*files_[id].write_mutex);
-  int err = direct_fd >= 0 ? WriteAt(direct_fd, data, length, offset, length) : EINVAL;
+  MutexLock write_lock(*files_[id].write_mutex);
+  int err = direct_fd >= 0 ? WriteAt(fs_, direct_fd, data, length, offset, length) : EINVAL;
   // EINVAL from O_DIRECT: this file system wants more alignment; buffered still works.
-  if (err == EINVAL) err = WriteAt(fd, data, length, offset, kBufferedWritePiece);
+  if (err == EINVAL) err = WriteAt(fs_, fd, data, length, offset, kBufferedWritePiece);
   if (err != 0) Fail(WorkingPath(files_[id]), err);
-  write_lock.unlock();
+  write_lock.Unlock();
   if (direct_fd < 0) StartWriteback(files_[id], fd, offset, length);
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   SinkFile& f = files_[id];
   bytes_ += f.ranges.Add(offset, offset + length);
-  AfterAdd(f, lock);
+  bool now_complete = MarkIfComplete(f);
+  lock.Unlock();
+  Announce(f.entry.id, now_complete);
   return true;
 }
 
 void SinkFiles::RecordStreamed(std::uint32_t id, std::uint64_t offset, std::uint32_t length) {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   SinkFile& f = Lookup(id);
   bytes_ += f.ranges.Add(offset, offset + length);
-  AfterAdd(f, lock);
+  bool now_complete = MarkIfComplete(f);
+  lock.Unlock();
+  Announce(f.entry.id, now_complete);
 }
 
 void SinkFiles::EndFile(std::uint32_t id, std::uint64_t size, std::optional<DigestValue> digest) {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   SinkFile& f = Lookup(id);
   if (f.end_size) {
     // A file end asked for again after a lost stream may arrive twice.
@@ -372,21 +386,26 @@ void SinkFiles::EndFile(std::uint32_t id, std::uint64_t size, std::optional<Dige
   if (f.ranges.MaxEnd() > size) Reject("file end before data already received");
   f.end_size = size;
   f.source_digest = digest;
-  AfterAdd(f, lock);
+  bool now_complete = MarkIfComplete(f);
+  lock.Unlock();
+  Announce(f.entry.id, now_complete);
 }
 
-void SinkFiles::AfterAdd(SinkFile& f, std::unique_lock<std::mutex>& lock) {
+bool SinkFiles::MarkIfComplete(SinkFile& f) {
   bool now_complete = !f.complete && f.end_size && f.ranges.covered() == *f.end_size;
   if (now_complete) f.complete = true;
-  lock.unlock();
+  return now_complete;
+}
+
+void SinkFiles::Announce(std::uint32_t id, bool now_complete) {
   cv_.notify_all();
-  if (now_complete && on_complete_) on_complete_(f.entry.id);
+  if (now_complete && on_complete_) on_complete_(id);
 }
 
 std::optional<std::uint64_t> SinkFiles::WaitForPrefix(std::uint32_t id, std::uint64_t have) {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   SinkFile& f = files_[id];
-  cv_.wait(lock, [&] { return aborted_ || f.complete || f.ranges.ContiguousPrefix() > have; });
+  while (!aborted_ && !f.complete && f.ranges.ContiguousPrefix() <= have) cv_.wait(lock.native());
   if (aborted_) return std::nullopt;
   return f.ranges.ContiguousPrefix();
 }
@@ -400,28 +419,26 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
   int fd = OpenPartial(id);  // a zero-byte file was never opened by a block
   const std::string& path = WorkingPath(f);
   // Owner first: chown clears set-id bits, so the mode goes on after it.
-  if (preserve_ && ::geteuid() == 0 && ::fchown(fd, f.entry.uid, f.entry.gid) != 0) {
+  if (preserve_ && fs_.IsRoot() && fs_.Fchown(fd, f.entry.uid, f.entry.gid) != 0) {
     Fail(path, errno);
   }
   // An anonymous file was created with its mode, and chown did not run to clear bits.
-  if ((preserve_ || !f.anonymous) && ::fchmod(fd, ModeFor(f.entry)) != 0) Fail(path, errno);
+  if ((preserve_ || !f.anonymous) && fs_.Fchmod(fd, ModeFor(f.entry)) != 0) Fail(path, errno);
   if (preserve_) {
-    if (::futimens(fd, EntryTimes(f.entry).times) != 0) Fail(path, errno);
+    if (fs_.Futimens(fd, EntryTimes(f.entry).times) != 0) Fail(path, errno);
   }
   bool linked = f.anonymous && LinkAnonymous(f, force);
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     f.direct_fd.Reset();
     f.fd.Reset();
   }
   if (!linked) {
-    int rc = force ? ::rename(f.partial_path.c_str(), f.final_path.c_str())
-                   : ::renameat2(AT_FDCWD, f.partial_path.c_str(), AT_FDCWD, f.final_path.c_str(),
-                                 RENAME_NOREPLACE);
+    int rc = fs_.Rename(f.partial_path, f.final_path, !force);
     if (rc != 0 && errno == EEXIST) FailExists(f.final_path);
     if (rc != 0) Fail(f.final_path, errno);
   }
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   f.committed = true;
 }
 
@@ -434,10 +451,10 @@ void SinkFiles::FinishDirectories() {
   // Deepest first, so setting a parent's time is not undone by its children.
   for (auto it = files_.rbegin(); it != files_.rend(); ++it) {
     if (it->entry.kind != FileKind::kDirectory) continue;
-    const char* path = it->final_path.c_str();
-    if (preserve_ && ::geteuid() == 0) ::chown(path, it->entry.uid, it->entry.gid);
-    ::chmod(path, ModeFor(it->entry));
-    if (preserve_) ::utimensat(AT_FDCWD, path, EntryTimes(it->entry).times, AT_SYMLINK_NOFOLLOW);
+    const std::string& path = it->final_path;
+    if (preserve_ && fs_.IsRoot()) fs_.Chown(path, it->entry.uid, it->entry.gid);
+    fs_.Chmod(path, ModeFor(it->entry));
+    if (preserve_) fs_.Utimens(path, EntryTimes(it->entry).times);
   }
 }
 
@@ -446,7 +463,7 @@ void SinkFiles::MakeDurable(const std::vector<std::uint32_t>& ids) {
   if (plan_.mode == TargetPlan::Mode::kStream || ids.empty()) return;
   if (ids.size() == 1) {
     int fd = OpenPartial(ids.front());
-    if (::fdatasync(fd) != 0) Fail(WorkingPath(files_[ids.front()]), errno);
+    if (fs_.Fdatasync(fd) != 0) Fail(WorkingPath(files_[ids.front()]), errno);
     return;
   }
   // One syncfs per file system in the batch (a tree may cross a mount point).
@@ -454,15 +471,15 @@ void SinkFiles::MakeDurable(const std::vector<std::uint32_t>& ids) {
   for (std::uint32_t id : ids) {
     int fd = OpenPartial(id);
     struct stat st {};
-    if (::fstat(fd, &st) != 0) Fail(WorkingPath(files_[id]), errno);
+    if (fs_.Fstat(fd, &st) != 0) Fail(WorkingPath(files_[id]), errno);
     if (!synced.insert(st.st_dev).second) continue;
-    if (::syncfs(fd) != 0) Fail(WorkingPath(files_[id]), errno);
+    if (fs_.Syncfs(fd) != 0) Fail(WorkingPath(files_[id]), errno);
   }
 }
 
 void SinkFiles::RemovePartials(const std::function<bool(std::uint32_t)>& keep) {
   if (plan_.mode == TargetPlan::Mode::kStream) return;
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   for (auto& f : files_) {
     if (f.committed || f.entry.kind == FileKind::kDirectory || f.entry.kind == FileKind::kSymlink) {
       continue;
@@ -476,22 +493,22 @@ void SinkFiles::RemovePartials(const std::function<bool(std::uint32_t)>& keep) {
       f.fd.Reset();
       continue;
     }
-    if (f.fd.valid() || ::access(f.partial_path.c_str(), F_OK) == 0) {
+    if (f.fd.valid() || fs_.Access(f.partial_path) == 0) {
       f.direct_fd.Reset();
       f.fd.Reset();
-      ::unlink(f.partial_path.c_str());
+      fs_.Unlink(f.partial_path);
     }
   }
 }
 
 void SinkFiles::MarkInPlace(std::uint32_t id) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   SinkFile& f = Lookup(id);
   f.in_place = f.complete = f.committed = true;
 }
 
 void SinkFiles::SetKept(std::uint32_t id, RangeSet kept) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   SinkFile& f = Lookup(id);
   f.ranges = std::move(kept);
   f.resumed = true;
@@ -500,17 +517,17 @@ void SinkFiles::SetKept(std::uint32_t id, RangeSet kept) {
 void SinkFiles::SyncPartial(std::uint32_t id) {
   int fd;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     SinkFile& f = Lookup(id);
     if (!f.fd.valid()) return;
     fd = f.fd.get();
   }
-  if (::fdatasync(fd) != 0) Fail(WorkingPath(files_[id]), errno);
+  if (fs_.Fdatasync(fd) != 0) Fail(WorkingPath(files_[id]), errno);
 }
 
 std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>> SinkFiles::Missing(
     std::size_t limit, std::vector<std::uint32_t>& unrepairable) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>> out;
   for (const auto& f : files_) {
     bool data = f.entry.kind == FileKind::kRegular || f.entry.kind == FileKind::kStream;
@@ -533,14 +550,14 @@ std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>> SinkFiles::
 
 void SinkFiles::Abort() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     aborted_ = true;
   }
   cv_.notify_all();
 }
 
 std::uint64_t SinkFiles::bytes_received() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return bytes_;
 }
 

@@ -2,7 +2,9 @@
 /// The sink's view of every file in the transfer: where it goes, which bytes
 /// have arrived, whether its end and the source's digest are known. Checks each block against
 /// the announced file list before a byte is written, writes regular files at
-/// their offsets into a partial file, and says when a file is complete.
+/// their offsets into a partial file, and says when a file is complete. Every
+/// file-system call goes through a SinkFileSystem: the real one, or the fake
+/// tests/unit/sink_files_test.cc checks all of the above against.
 
 #include <sys/types.h>
 
@@ -10,7 +12,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -19,13 +20,22 @@
 
 #include "braid/file_entry.h"
 #include "braid/fsync_policy.h"
+#include "braid/mutex.h"
 #include "braid/unique_fd.h"
 #include "security/crypto/file_digest.h"
 #include "session/range_set.h"
 #include "session/target_plan.h"
+#include "sink/sink_file_system.h"
 
 namespace braid {
 
+/// One file of the transfer. `entry` and the paths are set in SinkFiles'
+/// constructor and never change. The rest is SinkFiles::mutex_'s: the
+/// descriptors, `ranges`, the end, `complete`, `committed`, `resumed` and
+/// `anonymous` change only under it (the data written through `fd` is ordered
+/// by `write_mutex` instead). `in_new_directory` and `in_place` are set before
+/// the receiving threads start. Callers of SinkFiles::file() read fields
+/// without the lock only where no receiver can still change them.
 struct SinkFile {
   FileEntry entry;
   std::string final_path;
@@ -40,7 +50,7 @@ struct SinkFile {
   /// Writers of one file take turns here: the kernel serialises writes to an
   /// inode anyway, and threads queued on its lock spin (rwsem_spin_on_owner),
   /// which cost up to 4x the CPU of a copy; a user-space mutex sleeps instead.
-  std::unique_ptr<std::mutex> write_mutex = std::make_unique<std::mutex>();
+  std::unique_ptr<Mutex> write_mutex = std::make_unique<Mutex>();
   bool complete = false;   ///< every byte and the end are in
   bool committed = false;  ///< renamed into place
   bool resumed = false;    ///< the partial file holds kept data: open it without truncating
@@ -57,7 +67,12 @@ struct SinkFile {
 
 class SinkFiles {
  public:
+  /// On the process's file system. Throws BraidError(kProtocol) for an entry
+  /// whose path is not a safe relative one (absolute, "..", empty components).
   SinkFiles(std::vector<FileEntry> entries, TargetPlan plan, std::string host, bool preserve);
+  /// On `fs` (a fake in tests), which must outlive this.
+  SinkFiles(std::vector<FileEntry> entries, TargetPlan plan, std::string host, bool preserve,
+            SinkFileSystem& fs);
 
   /// -y: what MakeDurable and SyncDirectories wait for (kData unless set).
   void SetFsync(FsyncPolicy policy) { fsync_ = policy; }
@@ -139,10 +154,13 @@ class SinkFiles {
   mode_t ModeFor(const FileEntry& entry) const;
   [[noreturn]] static void Reject(const std::string& why);
   SinkFile& Lookup(std::uint32_t id);
-  void AfterAdd(SinkFile& f, std::unique_lock<std::mutex>& lock);
-  int OpenLocked(SinkFile& f);
+  /// Marks `f` complete when its bytes and end are all in; true when that is now.
+  bool MarkIfComplete(SinkFile& f) BRAID_REQUIRES(mutex_);
+  /// After the lock is let go: wakes the waiters, and calls on_complete_ for a file just completed.
+  void Announce(std::uint32_t id, bool now_complete) BRAID_EXCLUDES(mutex_);
+  int OpenLocked(SinkFile& f) BRAID_REQUIRES(mutex_);
   /// Opens `f.fd` as a nameless file in its directory when it may be; false if not.
-  bool OpenAnonymous(SinkFile& f);
+  bool OpenAnonymous(SinkFile& f) BRAID_REQUIRES(mutex_);
   /// Gives an anonymous file its final name (Commit, after MakeDurable); false
   /// when the name was taken and `force` linked it under its partial name
   /// instead, for Commit's rename to replace what is there.
@@ -152,25 +170,30 @@ class SinkFiles {
   /// Opens `f.direct_fd` when a durable copy of a large file should bypass the page cache.
   void OpenDirect(SinkFile& f, bool on_tmpfs);
   /// Writes all of `length` bytes with pwrites of at most `piece`; an errno, or 0.
-  static int WriteAt(int fd, const std::uint8_t* data, std::uint32_t length, std::uint64_t offset,
-                     std::uint32_t piece);
+  static int WriteAt(SinkFileSystem& fs, int fd, const std::uint8_t* data, std::uint32_t length,
+                     std::uint64_t offset, std::uint32_t piece);
   /// Starts writing a just-written block to the disk (d and dd), without waiting.
   void StartWriteback(const SinkFile& f, int fd, std::uint64_t offset, std::uint32_t length) const;
   /// fsync of each directory named, once each; throws naming the one that fails.
   void SyncEach(const std::set<std::string>& directories) const;
 
+  /// Stateless as far as SinkFiles is concerned: any thread may call it.
+  SinkFileSystem& fs_;
+  /// Sized in the constructor and never resized, so any thread may index it;
+  /// what guards each element's fields is said at SinkFile.
   std::vector<SinkFile> files_;
-  TargetPlan plan_;
-  std::string host_;
-  bool preserve_;
+  const TargetPlan plan_;  ///< set in the constructor
+  const std::string host_;
+  const bool preserve_;
   FsyncPolicy fsync_ = FsyncPolicy::kData;  ///< set before the receivers start
-  mutable std::mutex mutex_;
-  std::condition_variable cv_;
-  std::uint64_t bytes_ = 0;
-  bool aborted_ = false;
+  mutable Mutex mutex_;
+  std::condition_variable cv_;  ///< signals new bytes, a file end, or Abort
+  std::uint64_t bytes_ BRAID_GUARDED_BY(mutex_) = 0;
+  bool aborted_ BRAID_GUARDED_BY(mutex_) = false;
+  /// Set before the receivers start.
   std::function<void(std::uint32_t)> on_complete_;
   /// Cleared when a file system refuses O_TMPFILE; every file then gets a partial.
-  bool anonymous_ok_ = true;  ///< guarded by mutex_
+  bool anonymous_ok_ BRAID_GUARDED_BY(mutex_) = true;
   /// Cleared when linkat(AT_EMPTY_PATH) needs a capability we lack (not root):
   /// the link then goes through /proc/self/fd. Committing thread only.
   bool link_empty_path_ok_ = true;

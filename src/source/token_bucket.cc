@@ -62,13 +62,13 @@ RateLimiter::RateLimiter(std::uint64_t rate, std::uint32_t block_size)
       unlimited_(rate == 0) {}
 
 void RateLimiter::SetRate(std::uint64_t rate) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   unlimited_ = rate == 0;
   if (rate > 0) bucket_.SetRate(rate, BurstDepth(rate, block_size_), TokenBucket::Clock::now());
 }
 
 bool RateLimiter::Acquire(std::uint64_t bytes) {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   if (aborted_) return false;
   if (unlimited_) return true;
   // Read the clock under the lock, so the bucket sees time move forward only.
@@ -76,13 +76,16 @@ bool RateLimiter::Acquire(std::uint64_t bytes) {
   const std::chrono::nanoseconds delay = bucket_.DelayFor(bytes, now);
   if (delay <= std::chrono::nanoseconds(0)) return true;
   const auto deadline = now + std::min<std::chrono::nanoseconds>(delay, kMaxWait);
-  // Waiting releases the lock; the predicate ends the wait early on Abort().
-  return !wake_.wait_until(lock, deadline, [this] { return aborted_; });
+  // Waiting releases the lock; Abort() ends the wait early.
+  while (!aborted_) {
+    if (wake_.wait_until(lock.native(), deadline) == std::cv_status::timeout) break;
+  }
+  return !aborted_;
 }
 
 void RateLimiter::Abort() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     aborted_ = true;
   }
   wake_.notify_all();

@@ -9,7 +9,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <mutex>
+
+#include "braid/mutex.h"
 
 namespace braid {
 
@@ -55,6 +56,8 @@ class TokenBucket {
 
 /// A TokenBucket shared by threads, on the real clock. Acquire() sleeps
 /// without holding the lock, so other senders reserve (and queue) meanwhile.
+/// Every sender thread calls Acquire; the reporter or the -s controller may
+/// call SetRate; Abort comes from whichever thread ends the transfer.
 class RateLimiter {
  public:
   /// `rate` 0: no limit until SetRate() gives one. `block_size`: the burst
@@ -70,12 +73,12 @@ class RateLimiter {
   void Abort();
 
  private:
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::uint32_t block_size_;
-  TokenBucket bucket_;
-  bool unlimited_ = false;
-  bool aborted_ = false;
+  Mutex mutex_;
+  std::condition_variable wake_;    ///< signals Abort
+  const std::uint32_t block_size_;  ///< set in the constructor
+  TokenBucket bucket_ BRAID_GUARDED_BY(mutex_);
+  bool unlimited_ BRAID_GUARDED_BY(mutex_) = false;
+  bool aborted_ BRAID_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace braid

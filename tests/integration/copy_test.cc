@@ -12,7 +12,7 @@
 
 #include "braid/error.h"
 #include "support/process_runner.h"
-#include "support/sshd_fixture.h"
+#include "support/sshd_test.h"
 #include "support/test_files.h"
 
 namespace braid {
@@ -27,13 +27,8 @@ using testing::WritePatternFile;
 constexpr std::uint64_t kBlock = 1u << 20;  // braid's default block size
 constexpr std::uint64_t kGiB = 1ull << 30;
 
-class CopyTest : public ::testing::Test {
+class CopyTest : public testing::SshdTest {
  protected:
-  SshdFixture& sshd = SshdFixture::Get();
-  std::string dir = sshd.scratch_dir();
-
-  std::string Remote(const std::string& path) const { return sshd.alias() + ":" + path; }
-
   /// One 1 GiB file for every test in the binary, made once.
   static const std::string& GiBFile() {
     static const std::string path = [] {
@@ -117,11 +112,7 @@ TEST_F(CopyTest, DeviceSourceWithoutSizeIsAUsageError) {
 TEST_F(CopyTest, StdinToRemoteFileAndRemoteFileToStdout) {
   std::string src = dir + "/stdin-src";
   WritePatternFile(src, 3 * kBlock + 12345, 3);
-  std::string data;
-  {
-    std::ifstream in(src, std::ios::binary);
-    data.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  std::string data = testing::ReadWhole(src);
   std::string to = dir + "/from-stdin";
   auto r = RunBraid({"-s", "4", "-", Remote(to)}, {}, data);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -136,13 +127,11 @@ TEST_F(CopyTest, StdinToRemoteFileAndRemoteFileToStdout) {
 }
 
 TEST_F(CopyTest, RecursiveTreeWithSpacesPushAndPull) {
-  std::string tree = dir + "/tree";
-  std::filesystem::create_directories(tree + "/a/b/c");
-  std::filesystem::create_directories(tree + "/dir with spaces/empty dir");
-  WritePatternFile(tree + "/a/one", 10, 1);
-  WritePatternFile(tree + "/a/b/two", 2 * kBlock + 3, 2);
-  WritePatternFile(tree + "/a/b/c/three", 0, 3);
-  WritePatternFile(tree + "/dir with spaces/file with spaces.dat", kBlock, 4);
+  std::string tree = testing::MakeTree(
+      dir + "/tree",
+      {testing::TreeFile("a/one", 10), testing::TreeFile("a/b/two", 2 * kBlock + 3),
+       testing::TreeFile("a/b/c/three", 0), testing::TreeDirectory("dir with spaces/empty dir"),
+       testing::TreeFile("dir with spaces/file with spaces.dat", kBlock)});
   std::filesystem::create_directories(dir + "/pushed");
   auto push = RunBraid({"-r", tree, Remote(dir + "/pushed/")});
   ASSERT_EQ(push.exit_code, 0) << push.err;

@@ -17,9 +17,10 @@
 #include <thread>
 
 #include "braid/error.h"
+#include "support/loopback.h"
 #include "support/process_runner.h"
 #include "support/scoped_tmpfs.h"
-#include "support/sshd_fixture.h"
+#include "support/sshd_test.h"
 #include "support/test_files.h"
 
 namespace braid {
@@ -28,20 +29,16 @@ namespace {
 using testing::Exists;
 using testing::RunBraid;
 using testing::RunProcess;
-using testing::SshdFixture;
+using testing::UnusedLoopbackPort;
 using testing::WritePatternFile;
 
-class ErrorTest : public ::testing::Test {
+class ErrorTest : public testing::SshdTest {
  protected:
-  SshdFixture& sshd = SshdFixture::Get();
-  std::string dir = sshd.scratch_dir();
   std::string src = [this] {
     std::string p = dir + "/src.dat";
     WritePatternFile(p, 4u << 20, 5);
     return p;
   }();
-
-  std::string Remote(const std::string& path) const { return sshd.alias() + ":" + path; }
 
   /// The error line: exactly one "braid: " line on stderr.
   static void ExpectOneLine(const std::string& err, const std::string& must_contain) {
@@ -56,18 +53,6 @@ class ErrorTest : public ::testing::Test {
 
 bool IsRoot() { return ::geteuid() == 0; }
 
-int ClosedPort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);  // nothing listens there now
-  return ntohs(addr.sin_port);
-}
-
 TEST_F(ErrorTest, UsageErrorsExit2) {
   auto one = RunBraid({src});
   EXPECT_EQ(one.exit_code, ExitCodeFor(ErrorCode::kUsage)) << one.err;
@@ -79,7 +64,8 @@ TEST_F(ErrorTest, UsageErrorsExit2) {
 
 TEST_F(ErrorTest, ConnectionRefusedExit3NamesHost) {
   std::string target = dir + "/refused";
-  auto r = RunBraid({"--ssh-port", std::to_string(ClosedPort()), src, "127.0.0.1:" + target});
+  auto r =
+      RunBraid({"--ssh-port", std::to_string(UnusedLoopbackPort()), src, "127.0.0.1:" + target});
   EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kHostUnreachable)) << r.err;
   ExpectOneLine(r.err, "127.0.0.1");
   EXPECT_NE(r.err.find("refused"), std::string::npos) << r.err;
@@ -237,8 +223,7 @@ TEST_F(ErrorTest, InterruptedExit130LeavesNothing) {
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), ExitCodeFor(ErrorCode::kInterrupted));
-  std::ifstream in(err_path);
-  std::string err((std::istreambuf_iterator<char>(in)), {});
+  std::string err = testing::ReadWhole(err_path);
   EXPECT_NE(err.find("interrupted by SIGINT"), std::string::npos) << err;
 
   // A file target interrupted mid-copy leaves neither it nor its partial file.

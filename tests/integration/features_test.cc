@@ -14,7 +14,7 @@
 #include "braid/error.h"
 #include "support/mini_json.h"
 #include "support/process_runner.h"
-#include "support/sshd_fixture.h"
+#include "support/sshd_test.h"
 #include "support/test_files.h"
 
 namespace braid {
@@ -23,15 +23,9 @@ namespace {
 using testing::RunBraid;
 using testing::RunProcess;
 using testing::SameContents;
-using testing::SshdFixture;
 using testing::WritePatternFile;
 
-class FeaturesTest : public ::testing::Test {
- protected:
-  SshdFixture& sshd = SshdFixture::Get();
-  std::string dir = sshd.scratch_dir();
-  std::string Remote(const std::string& path) const { return sshd.alias() + ":" + path; }
-};
+class FeaturesTest : public testing::SshdTest {};
 
 /// "12.34 MiB on the wire" from the -v summary, in bytes.
 double WireBytes(const std::string& err) {

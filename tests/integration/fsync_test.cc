@@ -19,7 +19,7 @@
 #include "braid/error.h"
 #include "support/background_braid.h"
 #include "support/process_runner.h"
-#include "support/sshd_fixture.h"
+#include "support/sshd_test.h"
 #include "support/test_files.h"
 
 namespace braid {
@@ -32,7 +32,6 @@ using testing::FileSize;
 using testing::RunBraid;
 using testing::RunProcess;
 using testing::SameContents;
-using testing::SshdFixture;
 using testing::WaitFor;
 using testing::WritePatternFile;
 
@@ -65,31 +64,20 @@ struct Syncs {
   }
 };
 
-class FsyncTest : public ::testing::Test {
+class FsyncTest : public testing::SshdTest {
  protected:
-  SshdFixture& sshd = SshdFixture::Get();
-  std::string dir = sshd.scratch_dir();
-
-  std::string Remote(const std::string& path) const { return sshd.alias() + ":" + path; }
-
   /// A small tree: two levels of directories, files of a few sizes, a link.
   std::string MakeTree(const std::string& name) {
-    std::string root = dir + "/" + name;
-    fs::create_directories(root + "/a/b");
-    fs::create_directories(root + "/c");
-    WritePatternFile(root + "/top.bin", 3 * kMiB + 5, 1);
-    WritePatternFile(root + "/a/one.bin", 4096, 2);
-    WritePatternFile(root + "/a/b/two.bin", 0, 3);
-    WritePatternFile(root + "/c/three.bin", 5 * kMiB, 4);
-    fs::create_symlink("top.bin", root + "/c/link");
-    return root;
+    return testing::MakeTree(
+        dir + "/" + name,
+        {testing::TreeFile("top.bin", 3 * kMiB + 5), testing::TreeFile("a/one.bin", 4096),
+         testing::TreeFile("a/b/two.bin", 0), testing::TreeFile("c/three.bin", 5 * kMiB),
+         testing::TreeLink("c/link", "top.bin")});
   }
 
+  /// The same paths, types, bytes and link targets (the link is c/link -> top.bin).
   static void ExpectSameTree(const std::string& a, const std::string& b) {
-    for (const char* rel : {"/top.bin", "/a/one.bin", "/a/b/two.bin", "/c/three.bin"}) {
-      std::string why;
-      EXPECT_TRUE(SameContents(a + rel, b + rel, &why)) << rel << ": " << why;
-    }
+    EXPECT_EQ(testing::TreeDifferences(a, b), "");
     EXPECT_EQ(fs::read_symlink(b + "/c/link"), "top.bin");
   }
 

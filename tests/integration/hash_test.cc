@@ -12,7 +12,7 @@
 
 #include "support/mini_json.h"
 #include "support/process_runner.h"
-#include "support/sshd_fixture.h"
+#include "support/sshd_test.h"
 #include "support/test_files.h"
 
 namespace braid {
@@ -22,7 +22,6 @@ using testing::JsonReader;
 using testing::JsonValue;
 using testing::RunBraid;
 using testing::RunProcess;
-using testing::SshdFixture;
 using testing::WritePatternFile;
 
 constexpr std::uint64_t kMiB = 1u << 20;
@@ -37,13 +36,8 @@ struct Algorithm {
   const char* tool;    ///< the coreutils / xxhash tool that prints the same line
 };
 
-class HashTest : public ::testing::TestWithParam<Algorithm> {
+class HashTest : public testing::SshdTest, public ::testing::WithParamInterface<Algorithm> {
  protected:
-  SshdFixture& sshd = SshdFixture::Get();
-  std::string dir = sshd.scratch_dir();
-
-  std::string Remote(const std::string& path) const { return sshd.alias() + ":" + path; }
-
   /// The hex value `tool` prints for `path`.
   std::string ToolHex(const std::string& path) {
     testing::ProcessResult r = RunProcess({GetParam().tool, path});

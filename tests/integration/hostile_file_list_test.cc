@@ -33,9 +33,7 @@ TEST_F(HostileFileListTest, HonestFakeSourceCopies) {
   // The harness itself: the fake source, played honestly, makes a good copy.
   ProcessResult r = RunFakeSource("honest", "want");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(guard_.target() + "/want", std::ios::binary);
-  std::string got((std::istreambuf_iterator<char>(in)), {});
-  EXPECT_EQ(got, FakeContent(kFakeSize));
+  EXPECT_EQ(ReadWhole(guard_.target() + "/want"), FakeContent(kFakeSize));
   ExpectNothingOutside();
 }
 

@@ -68,10 +68,6 @@ class HostileResumeTest : public HostileTest {
     ADD_FAILURE() << "no pass end from the source";
     return got;
   }
-  static std::string Slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), {});
-  }
 };
 
 TEST_F(HostileResumeTest, ResumeListPastTheFileAndForUnknownIdsIsIgnored) {
@@ -91,7 +87,7 @@ TEST_F(HostileResumeTest, ResumeListPastTheFileAndForUnknownIdsIsIgnored) {
   bool ended = false;
   std::string got = ReadPass(s.stream.get(), kSmall, &ended);
   EXPECT_TRUE(ended);
-  EXPECT_TRUE(got == Slurp(src)) << "the source did not send the whole file";
+  EXPECT_TRUE(got == ReadWhole(src)) << "the source did not send the whole file";
   ::shutdown(s.stream.get(), SHUT_WR);  // the sink has everything
   std::optional<ErrorMessage> error;
   EXPECT_TRUE(s.source->control().Await<Done>(&error)) << (error ? error->message : "");
@@ -188,7 +184,7 @@ TEST_F(HostileJournalTest, JournalClaimingBlocksThePartialLacksIsResent) {
   // source's true checksums, beside a partial file of zeros.
   WriteBytes(part_, std::vector<std::uint8_t>(kBig, 0));
   JournalHeader h = HeaderForSource();
-  std::string data = Slurp(src_);
+  std::string data = ReadWhole(src_);
   std::vector<JournalRecord> records;
   for (std::uint64_t at = 0; at < kBig; at += kJournalBlock) {
     records.push_back({at, kJournalBlock,
@@ -207,7 +203,7 @@ TEST_F(HostileJournalTest, JournalWithHugeRecordCountsIsCapped) {
   // 600,000 one-byte records, each true of the partial file, but disjoint:
   // more kept ranges than the protocol carries (2^19). The sink must drop
   // them (sending the file again), not overflow SinkReady or crash.
-  std::string data = Slurp(src_);
+  std::string data = ReadWhole(src_);
   std::vector<std::uint8_t> partial(data.begin(), data.end());
   WriteBytes(part_, partial);
   JournalHeader h = HeaderForSource();

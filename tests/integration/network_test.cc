@@ -13,7 +13,7 @@
 
 #include "braid/error.h"
 #include "support/process_runner.h"
-#include "support/sshd_fixture.h"
+#include "support/sshd_test.h"
 #include "support/test_files.h"
 
 namespace braid {
@@ -21,19 +21,15 @@ namespace {
 
 using testing::RunBraid;
 using testing::SameContents;
-using testing::SshdFixture;
 using testing::WritePatternFile;
 
-class NetworkTest : public ::testing::Test {
+class NetworkTest : public testing::SshdTest {
  protected:
-  SshdFixture& sshd = SshdFixture::Get();
-  std::string dir = sshd.scratch_dir();
   std::string src = [this] {
     std::string p = dir + "/src.dat";
     WritePatternFile(p, (24u << 20) + 3, 9);
     return p;
   }();
-  std::string Remote(const std::string& path) const { return sshd.alias() + ":" + path; }
 };
 
 /// The port named in -v's "listening on ADDR port N" line, or -1.

@@ -172,17 +172,12 @@ bool Offers(const std::string& name) {
   return false;
 }
 
-std::string TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "braid-qos.XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) return "";
-  return pattern;
-}
-
+/// Local copies in a temporary directory of its own, removed after each test.
 class QosCliTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_FALSE(dir.empty()); }
-  void TearDown() override { std::filesystem::remove_all(dir); }
-  std::string dir = TempDir();
+  testing::ScopedTempDir temp_{"braid-qos"};
+  std::string dir = temp_.path();
 };
 
 TEST_F(QosCliTest, CubicWorks) {
@@ -493,8 +488,7 @@ class WireTest : public QosCliTest {
     int status = braid.Wait(std::chrono::seconds(120));
     braid.DrainErr();
     EXPECT_EQ(status, 0) << braid.err_text();
-    std::ifstream copied(dir + "/dst", std::ios::binary);
-    std::string got((std::istreambuf_iterator<char>(copied)), std::istreambuf_iterator<char>());
+    std::string got = testing::ReadWhole(dir + "/dst");
     EXPECT_TRUE(got == data) << "copy differs (" << got.size() << " bytes)";
 
     // Let the last segments reach the capture, then stop it the way a user would.

@@ -21,26 +21,27 @@
 #include "braid/error.h"
 #include "braid/unique_fd.h"
 #include "support/process_runner.h"
-#include "support/sshd_fixture.h"
+#include "support/sshd_test.h"
 
 namespace braid {
 namespace {
 
 using testing::RunBraid;
-using testing::SshdFixture;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::uint64_t kMiB = 1u << 20;
 constexpr std::uint64_t kRate = 50 * kMiB;    // -x 50M
 constexpr std::uint64_t kTotal = 500 * kMiB;  // --size 500M: 10 s at the limit
 
+/// Copies onto a fifo in the test's scratch directory.
+class RateLimitTest : public testing::SshdTest {};
+
 /// Seconds from `from` to `to`.
 double Seconds(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
 
-TEST(RateLimitTest, FiftyMegabytesPerSecondIsHeldEverySecond) {
-  std::string dir = SshdFixture::Get().scratch_dir();
+TEST_F(RateLimitTest, FiftyMegabytesPerSecondIsHeldEverySecond) {
   std::string fifo = dir + "/rate.fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   // Read-write, so opening never blocks even if braid fails before opening
@@ -107,16 +108,15 @@ TEST(RateLimitTest, FiftyMegabytesPerSecondIsHeldEverySecond) {
   EXPECT_LE(static_cast<double>(max_second), 1.2 * static_cast<double>(kRate)) << figures;
 }
 
-TEST(RateLimitTest, AnInterruptDoesNotWaitForTheBucket) {
+TEST_F(RateLimitTest, AnInterruptDoesNotWaitForTheBucket) {
   // At 1 KB/s every 1 MiB block after the first waits about 17 minutes: braid
   // ends promptly on SIGINT only if the abort wakes the sleeping senders.
-  std::string dir = SshdFixture::Get().scratch_dir();
   std::string err_path = dir + "/interrupt.err";
   pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     ::setpgid(0, 0);  // so a hung braid can be killed with its server child
-    ::setenv("HOME", SshdFixture::Get().home().c_str(), 1);
+    ::setenv("HOME", sshd.home().c_str(), 1);
     FILE* err = std::freopen(err_path.c_str(), "w", stderr);
     (void)err;
     ::execl(BRAID_BINARY, "braid", "-x", "1K", "--size", "100M", "/dev/zero", "/dev/null",
@@ -150,7 +150,7 @@ TEST(RateLimitTest, AnInterruptDoesNotWaitForTheBucket) {
   EXPECT_EQ(WEXITSTATUS(status), ExitCodeFor(ErrorCode::kInterrupted));
 }
 
-TEST(RateLimitTest, ZeroRateIsAUsageError) {
+TEST_F(RateLimitTest, ZeroRateIsAUsageError) {
   auto r = RunBraid({"-x", "0", "--size", "1M", "/dev/zero", "/dev/null"});
   EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kUsage));
   EXPECT_NE(r.err.find("-x/--rate must be at least 1 byte/s"), std::string::npos) << r.err;

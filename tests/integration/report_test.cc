@@ -14,7 +14,7 @@
 #include "braid/error.h"
 #include "support/mini_json.h"
 #include "support/process_runner.h"
-#include "support/sshd_fixture.h"
+#include "support/sshd_test.h"
 #include "support/test_files.h"
 
 namespace braid {
@@ -23,19 +23,13 @@ namespace {
 using testing::JsonReader;
 using testing::JsonValue;
 using testing::RunBraid;
-using testing::SshdFixture;
 using testing::WritePatternFile;
 using testing::WriteText;
 
 constexpr std::uint64_t kMiB = 1u << 20;
 
-class ReportTest : public ::testing::Test {
+class ReportTest : public testing::SshdTest {
  protected:
-  SshdFixture& sshd = SshdFixture::Get();
-  std::string dir = sshd.scratch_dir();
-
-  std::string Remote(const std::string& path) const { return sshd.alias() + ":" + path; }
-
   /// stdout as a JSON document; fails the test (with the text) if it is not one.
   static JsonValue ParseJson(const std::string& out) {
     try {
@@ -122,14 +116,12 @@ TEST_F(ReportTest, JsonOverSshPushAndPull) {
 TEST_F(ReportTest, TreeCopyCountsEachFileOnce) {
   // The JSON and the summary line count the files listed, and the FileDone
   // messages after a failure; the servers' own counts (Done.files) must not add to them.
-  std::string tree = dir + "/count-tree";
-  std::filesystem::create_directories(tree + "/a/deep");
-  std::filesystem::create_directories(tree + "/empty_dir");
+  std::string tree =
+      testing::MakeTree(dir + "/count-tree",
+                        {testing::TreeFile("big", 3 * kMiB + 1), testing::TreeFile("a/small", 10),
+                         testing::TreeFile("a/empty", 0), testing::TreeFile("a/deep/mid", 70000),
+                         testing::TreeDirectory("empty_dir")});
   std::filesystem::create_directories(dir + "/count-copy");
-  WritePatternFile(tree + "/big", 3 * kMiB + 1, 1);
-  WritePatternFile(tree + "/a/small", 10, 2);
-  WritePatternFile(tree + "/a/empty", 0, 3);
-  WritePatternFile(tree + "/a/deep/mid", 70000, 4);
   auto r = RunBraid({"--json", "-v", "-r", "-s", "2", tree, Remote(dir + "/count-copy/")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   JsonValue doc = ParseJson(r.out);

@@ -21,7 +21,7 @@
 #include "support/mini_json.h"
 #include "support/process_runner.h"
 #include "support/scoped_tmpfs.h"
-#include "support/sshd_fixture.h"
+#include "support/sshd_test.h"
 #include "support/test_files.h"
 
 namespace braid {
@@ -36,7 +36,6 @@ using testing::RunBraid;
 using testing::RunProcess;
 using testing::SameContents;
 using testing::ScopedTmpfs;
-using testing::SshdFixture;
 using testing::WaitFor;
 using testing::WritePatternFile;
 
@@ -50,13 +49,8 @@ constexpr std::uint64_t kSlackBlocks = 4;
 
 bool IsRoot() { return ::geteuid() == 0; }
 
-class ResumeTest : public ::testing::Test {
+class ResumeTest : public testing::SshdTest {
  protected:
-  SshdFixture& sshd = SshdFixture::Get();
-  std::string dir = sshd.scratch_dir();
-
-  std::string Remote(const std::string& path) const { return sshd.alias() + ":" + path; }
-
   /// A 1 GiB source, made once per test.
   std::string BigSource() {
     std::string p = dir + "/big.src";
@@ -417,8 +411,7 @@ class StallTest : public ResumeTest {
     for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
       const std::string name = entry.path().filename().string();
       if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::ifstream in(entry.path() / "stat");
-      std::string stat((std::istreambuf_iterator<char>(in)), {});
+      std::string stat = testing::ReadWhole(entry.path() / "stat");
       std::size_t close = stat.rfind(')');
       if (close == std::string::npos) continue;
       std::istringstream rest(stat.substr(close + 1));

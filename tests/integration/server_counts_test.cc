@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "support/fake_agent.h"
-#include "support/sshd_fixture.h"
+#include "support/sshd_test.h"
 #include "support/test_files.h"
 
 namespace braid::testing {
@@ -44,20 +44,21 @@ SinkTally ListenToSink(ServeChild& sink) {
   }
 }
 
-TEST(ServerCountsTest, EveryCopiedFileIsCountedAtBothEnds) {
-  const std::string root = SshdFixture::Get().scratch_dir();
-  const std::string src = root + "/tree";
+/// The ends' logs and the tree live in the test's scratch directory.
+class ServerCountsTest : public SshdTest {};
+
+TEST_F(ServerCountsTest, EveryCopiedFileIsCountedAtBothEnds) {
+  const std::string& root = dir;
   const std::string target = root + "/target";
-  for (const std::string& dir :
-       {src, src + "/a", src + "/a/deep", src + "/empty_dir", target, root + "/logs"}) {
-    ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0) << dir;
+  for (const std::string& d : {target, root + "/logs"}) {
+    ASSERT_EQ(::mkdir(d.c_str(), 0755), 0) << d;
   }
   // Four files: more than one block, less than one, empty, and one deeper down.
   const std::vector<std::pair<std::string, std::uint64_t>> files = {
       {"big.bin", 200000}, {"a/small.txt", 10}, {"a/empty", 0}, {"a/deep/mid.bin", 70000}};
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    WritePatternFile(src + "/" + files[i].first, files[i].second, i + 1);
-  }
+  std::vector<TreeEntry> tree{TreeDirectory("empty_dir")};
+  for (const auto& [name, size] : files) tree.push_back(TreeFile(name, size));
+  const std::string src = MakeTree(root + "/tree", tree);
 
   ServeChild source(root + "/logs");
   ServeChild sink(root + "/logs");

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "support/process_runner.h"
-#include "support/sshd_fixture.h"
+#include "support/sshd_test.h"
 #include "support/test_files.h"
 
 namespace braid {
@@ -36,23 +36,6 @@ constexpr std::size_t kSmallSize = 4096;
 constexpr int kLargeFiles = 3;
 constexpr std::uint64_t kLargeSize = 100ull << 20;
 constexpr int kCopyTimeoutSeconds = 240;  // each copy; ctest allows 600 s per test
-
-/// 4 KiB of xorshift64 output from `seed`, written with one write(2): faster
-/// than WritePatternFile (which fills a 1 MiB chunk per call) for 10,000 files.
-void WriteSmallFile(const std::string& path, std::uint64_t seed) {
-  std::uint64_t words[kSmallSize / sizeof(std::uint64_t)];
-  std::uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (auto& w : words) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    w = x;
-  }
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  ASSERT_GE(fd, 0) << path << ": " << std::strerror(errno);
-  ASSERT_EQ(::write(fd, words, sizeof words), static_cast<ssize_t>(sizeof words)) << path;
-  ::close(fd);
-}
 
 void SetTimes(const std::string& path, std::int64_t sec, long nsec) {
   timespec times[2] = {{sec, nsec}, {sec, nsec}};
@@ -138,13 +121,9 @@ void ExpectSameMeta(const std::string& from, const std::string& to, bool with_ow
   EXPECT_EQ(reported, 0) << reported << " difference(s) between " << from << " and " << to;
 }
 
-class SmallFilesTest : public ::testing::Test {
+class SmallFilesTest : public testing::SshdTest {
  protected:
-  SshdFixture& sshd = SshdFixture::Get();
-  std::string dir = sshd.scratch_dir();
   bool root = ::geteuid() == 0;
-
-  std::string Remote(const std::string& path) const { return sshd.alias() + ":" + path; }
 
   /// One source tree for every test in the binary, made once (about 340 MiB).
   static const std::string& Tree() {
@@ -170,8 +149,7 @@ class SmallFilesTest : public ::testing::Test {
         std::snprintf(fname, sizeof fname, "f%03d", f);
         std::string path = sub + "/" + fname;
         int i = d * kFilesPerDir + f;
-        WriteSmallFile(path, 1000 + static_cast<std::uint64_t>(i));
-        if (::testing::Test::HasFatalFailure()) return tree;
+        WritePatternFile(path, kSmallSize, 1000 + static_cast<std::uint64_t>(i));
         static constexpr mode_t kModes[] = {0644, 0600, 0755, 0640, 0444, 0700, 0751, 0604};
         ::chmod(path.c_str(), kModes[i % 8]);
         if (root && i % 97 == 0) {

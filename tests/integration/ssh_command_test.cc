@@ -20,44 +20,24 @@
 
 #include "braid/error.h"
 #include "launch/ssh_command_server.h"
+#include "support/loopback.h"
 #include "support/process_runner.h"
-#include "support/sshd_fixture.h"
+#include "support/sshd_test.h"
 #include "support/test_files.h"
 
 namespace braid {
 namespace {
 
 using testing::Exists;
+using testing::ReadWhole;
 using testing::RunBraid;
 using testing::RunProcess;
 using testing::SameContents;
-using testing::SshdFixture;
+using testing::UnusedLoopbackPort;
 using testing::WritePatternFile;
 using testing::WriteText;
 
 constexpr std::uint64_t kMiB = 1u << 20;
-
-int ClosedPort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  if (fd >= 0) ::close(fd);  // nothing listens there now
-  return port;
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// Children of this process that have exited but were not reaped.
 int ZombieChildren() {
@@ -66,7 +46,7 @@ int ZombieChildren() {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::string stat = Slurp(entry.path().string() + "/stat");
+    std::string stat = ReadWhole(entry.path().string() + "/stat");
     std::size_t close = stat.rfind(')');
     if (close == std::string::npos) continue;
     std::istringstream rest(stat.substr(close + 1));
@@ -78,13 +58,10 @@ int ZombieChildren() {
   return zombies;
 }
 
-class SshCommandTest : public ::testing::Test {
+class SshCommandTest : public testing::SshdTest {
  protected:
-  SshdFixture& sshd = SshdFixture::Get();
-  std::string dir = sshd.scratch_dir();
   std::string config = sshd.home() + "/.ssh/config";
 
-  std::string Remote(const std::string& path) const { return sshd.alias() + ":" + path; }
   std::string Source(std::uint64_t size = 3 * kMiB + 12345) {
     std::string p = dir + "/src.dat";
     WritePatternFile(p, size, 17);
@@ -129,7 +106,7 @@ TEST_F(SshCommandTest, PushAndPullThroughTheSystemSshAreByteIdentical) {
   ASSERT_EQ(pull.exit_code, 0) << pull.err;
   EXPECT_TRUE(SameContents(src, pulled));
 
-  std::string log = Slurp(dir + "/ssh.log");
+  std::string log = ReadWhole(dir + "/ssh.log");
   EXPECT_NE(log.find("-F|" + config + "|-T|-o|ServerAliveInterval=30|braidtest|braid --serve|"),
             std::string::npos)
       << log;
@@ -194,7 +171,7 @@ TEST_F(SshCommandTest, ControlMasterConnectionIsSharedByBothCopies) {
 TEST_F(SshCommandTest, BrokenJumpHostExit3NamesTheCause) {
   std::string src = Source(kMiB);
   std::string cfg =
-      WriteConfig("badjump.conf", HostBlock("deadjump", ClosedPort()) +
+      WriteConfig("badjump.conf", HostBlock("deadjump", UnusedLoopbackPort()) +
                                       HostBlock("target", sshd.port(), "  ProxyJump deadjump\n"));
   std::string dst = dir + "/never.dat";
   auto r = RunBraid({"-S", "ssh -F " + cfg, src, "target:" + dst});
@@ -207,7 +184,7 @@ TEST_F(SshCommandTest, BrokenJumpHostExit3NamesTheCause) {
 TEST_F(SshCommandTest, RefusedPortExit3WithSshsMessage) {
   std::string src = Source(kMiB);
   // An alias that resolves without DNS (HostName 127.0.0.1) to a closed port.
-  std::string cfg = WriteConfig("closed.conf", HostBlock("closedhost", ClosedPort()));
+  std::string cfg = WriteConfig("closed.conf", HostBlock("closedhost", UnusedLoopbackPort()));
   auto r = RunBraid({"-S", "ssh -F " + cfg, src, "closedhost:" + dir + "/x"});
   EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kHostUnreachable)) << r.err;
   EXPECT_EQ(r.err.rfind("braid: ", 0), 0u) << "one line, braid's: " << r.err;
@@ -215,8 +192,8 @@ TEST_F(SshCommandTest, RefusedPortExit3WithSshsMessage) {
   EXPECT_NE(r.err.find("ssh: connect to host 127.0.0.1 port"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Connection refused"), std::string::npos) << r.err;
   // --ssh-port reaches ssh as -p and beats the config's Port.
-  auto p = RunBraid({"-S", "ssh -F " + config, "--ssh-port", std::to_string(ClosedPort()), src,
-                     Remote(dir + "/y")});
+  auto p = RunBraid({"-S", "ssh -F " + config, "--ssh-port", std::to_string(UnusedLoopbackPort()),
+                     src, Remote(dir + "/y")});
   EXPECT_EQ(p.exit_code, ExitCodeFor(ErrorCode::kHostUnreachable)) << p.err;
 }
 
@@ -246,7 +223,7 @@ TEST_F(SshCommandTest, UnknownAndChangedHostKeysExit5) {
 
   std::string other = dir + "/other_host_key";
   ASSERT_EQ(RunProcess({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", other}).exit_code, 0);
-  std::string other_pub = Slurp(other + ".pub");
+  std::string other_pub = ReadWhole(other + ".pub");
   std::string wrong_known = dir + "/wrong_known_hosts";
   WriteText(wrong_known, "[127.0.0.1]:" + std::to_string(sshd.port()) + " " +
                              other_pub.substr(0, other_pub.rfind(' ')) + "\n");

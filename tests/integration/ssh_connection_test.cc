@@ -18,25 +18,19 @@
 #include <thread>
 
 #include "braid/error.h"
+#include "support/loopback.h"
 #include "support/process_runner.h"
-#include "support/sshd_fixture.h"
+#include "support/sshd_test.h"
+#include "support/test_files.h"
 
 namespace braid {
 namespace {
 
+using braid::testing::ReadWhole;
 using braid::testing::RunProcess;
 using braid::testing::SshdFixture;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::trunc) << text;
-}
+using braid::testing::UnusedLoopbackPort;
+using braid::testing::WriteText;
 
 std::string ReadAll(ByteStream& stream) {
   std::string out;
@@ -75,41 +69,24 @@ std::string HostKeyFingerprint() {
   return fp;
 }
 
-/// A port on 127.0.0.1 with nothing listening.
-int ClosedPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ADD_FAILURE() << "cannot bind a probe socket on 127.0.0.1";
-  }
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
-class SshConnectionTest : public ::testing::Test {
+class SshConnectionTest : public braid::testing::SshdTest {
  protected:
   static void SetUpTestSuite() { ::unsetenv("SSH_AUTH_SOCK"); }
 
-  SshdFixture& sshd() { return SshdFixture::Get(); }
-
   SshTarget AliasTarget(const std::string& home = "") {
     SshTarget t;
-    t.host = sshd().alias();
-    t.home = home.empty() ? sshd().home() : home;
+    t.host = sshd.alias();
+    t.home = home.empty() ? sshd.home() : home;
     return t;
   }
 
   /// A cloned HOME whose config names the server but no key.
   std::string HomeWithoutKeys() {
-    std::string home = sshd().CloneHome();
+    std::string home = sshd.CloneHome();
     std::filesystem::remove(home + "/.ssh/id_ed25519");
     std::filesystem::remove(home + "/.ssh/id_ed25519.pub");
-    WriteFile(home + "/.ssh/config", "Host " + sshd().alias() + "\n  HostName 127.0.0.1\n  Port " +
-                                         std::to_string(sshd().port()) + "\n");
+    WriteText(home + "/.ssh/config", "Host " + sshd.alias() + "\n  HostName 127.0.0.1\n  Port " +
+                                         std::to_string(sshd.port()) + "\n");
     return home;
   }
 
@@ -139,9 +116,9 @@ TEST_F(SshConnectionTest, EchoViaAlias) {
 TEST_F(SshConnectionTest, EchoViaLiteralAddressAndPort) {
   SshTarget t;
   t.host = "127.0.0.1";
-  t.port = sshd().port();
-  t.user = sshd().user();
-  t.home = sshd().home();
+  t.port = sshd.port();
+  t.user = sshd.user();
+  t.home = sshd.home();
   auto conn = SshConnection::Open(t);
   EXPECT_EQ(conn->host(), "127.0.0.1");
   auto channel = conn->Exec("echo hello", nullptr);
@@ -255,8 +232,8 @@ TEST_F(SshConnectionTest, ChannelOutlivesConnectionAndChannelsRunInParallel) {
 }
 
 TEST_F(SshConnectionTest, UnknownHostKeyIsRefusedWithFingerprint) {
-  const std::string home = sshd().CloneHome();
-  WriteFile(home + "/.ssh/known_hosts", "");
+  const std::string home = sshd.CloneHome();
+  WriteText(home + "/.ssh/known_hosts", "");
   const std::string msg = OpenError(AliasTarget(home), ErrorCode::kHostKeyUnknown);
   EXPECT_NE(msg.find("SHA256:"), std::string::npos) << msg;
   EXPECT_NE(msg.find(HostKeyFingerprint()), std::string::npos) << msg;
@@ -265,7 +242,7 @@ TEST_F(SshConnectionTest, UnknownHostKeyIsRefusedWithFingerprint) {
 }
 
 TEST_F(SshConnectionTest, AcceptNewRecordsTheKeyAndTheNextConnectUsesIt) {
-  const std::string home = sshd().CloneHome();
+  const std::string home = sshd.CloneHome();
   std::filesystem::remove(home + "/.ssh/known_hosts");
   SshTarget t = AliasTarget(home);
   t.accept_new_host_key = true;
@@ -275,9 +252,9 @@ TEST_F(SshConnectionTest, AcceptNewRecordsTheKeyAndTheNextConnectUsesIt) {
   EXPECT_NE(note.find(HostKeyFingerprint()), std::string::npos) << note;
   conn.reset();
 
-  const std::string known = ReadFile(home + "/.ssh/known_hosts");
+  const std::string known = ReadWhole(home + "/.ssh/known_hosts");
   EXPECT_EQ(known,
-            "[127.0.0.1]:" + std::to_string(sshd().port()) + " " + sshd().host_public_key() + "\n");
+            "[127.0.0.1]:" + std::to_string(sshd.port()) + " " + sshd.host_public_key() + "\n");
   struct stat st {};
   ASSERT_EQ(::stat((home + "/.ssh/known_hosts").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
@@ -289,14 +266,14 @@ TEST_F(SshConnectionTest, AcceptNewRecordsTheKeyAndTheNextConnectUsesIt) {
 }
 
 TEST_F(SshConnectionTest, AcceptNewCreatesTheSshDirectory) {
-  const std::string home = sshd().CloneHome();
+  const std::string home = sshd.CloneHome();
   const std::string fresh = home + "/fresh";
   std::filesystem::create_directories(fresh);
   SshTarget t;
   t.host = "127.0.0.1";
-  t.port = sshd().port();
+  t.port = sshd.port();
   t.home = fresh;
-  t.identity_files = {sshd().client_key()};
+  t.identity_files = {sshd.client_key()};
   t.accept_new_host_key = true;
   ::testing::internal::CaptureStderr();
   auto conn = SshConnection::Open(t);
@@ -309,16 +286,16 @@ TEST_F(SshConnectionTest, AcceptNewCreatesTheSshDirectory) {
 }
 
 TEST_F(SshConnectionTest, ChangedHostKeyIsRefusedEvenWithAcceptNew) {
-  const std::string home = sshd().CloneHome();
+  const std::string home = sshd.CloneHome();
   const std::string other = home + "/other_key";
   ASSERT_EQ(RunProcess({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", other}).exit_code, 0);
-  std::istringstream pub(ReadFile(other + ".pub"));
+  std::istringstream pub(ReadWhole(other + ".pub"));
   std::string type;
   std::string blob;
   pub >> type >> blob;
   const std::string known =
-      "[127.0.0.1]:" + std::to_string(sshd().port()) + " " + type + " " + blob + "\n";
-  WriteFile(home + "/.ssh/known_hosts", known);
+      "[127.0.0.1]:" + std::to_string(sshd.port()) + " " + type + " " + blob + "\n";
+  WriteText(home + "/.ssh/known_hosts", known);
   SshTarget t = AliasTarget(home);
   t.accept_new_host_key = true;
   const std::string msg = OpenError(t, ErrorCode::kHostKeyChanged);
@@ -326,45 +303,45 @@ TEST_F(SshConnectionTest, ChangedHostKeyIsRefusedEvenWithAcceptNew) {
   EXPECT_NE(msg.find(HostKeyFingerprint()), std::string::npos) << msg;
   EXPECT_NE(msg.find(home + "/.ssh/known_hosts"), std::string::npos) << msg;
   EXPECT_NE(msg.find("will not connect"), std::string::npos) << msg;
-  EXPECT_EQ(ReadFile(home + "/.ssh/known_hosts"), known);
+  EXPECT_EQ(ReadWhole(home + "/.ssh/known_hosts"), known);
 }
 
 TEST_F(SshConnectionTest, HashedKnownHostsEntryMatches) {
-  const std::string home = sshd().CloneHome();
+  const std::string home = sshd.CloneHome();
   const std::string known = home + "/.ssh/known_hosts";
   ASSERT_EQ(RunProcess({"ssh-keygen", "-H", "-f", known}).exit_code, 0);
-  ASSERT_EQ(ReadFile(known).rfind("|1|", 0), 0u);
+  ASSERT_EQ(ReadWhole(known).rfind("|1|", 0), 0u);
   auto conn = SshConnection::Open(AliasTarget(home));
   EXPECT_EQ(ReadAll(*conn->Exec("echo hashed", nullptr)), "hashed\n");
 }
 
 TEST_F(SshConnectionTest, KnownKeyTypeIsAskedFor) {
   // sshd has ed25519 and ECDSA keys; whichever one known_hosts holds must be used.
-  const std::string home = sshd().CloneHome();
-  std::istringstream pub(ReadFile(sshd().root() + "/ssh_host_ecdsa_key.pub"));
+  const std::string home = sshd.CloneHome();
+  std::istringstream pub(ReadWhole(sshd.root() + "/ssh_host_ecdsa_key.pub"));
   std::string type;
   std::string blob;
   pub >> type >> blob;
-  WriteFile(home + "/.ssh/known_hosts",
-            "[127.0.0.1]:" + std::to_string(sshd().port()) + " " + type + " " + blob + "\n");
+  WriteText(home + "/.ssh/known_hosts",
+            "[127.0.0.1]:" + std::to_string(sshd.port()) + " " + type + " " + blob + "\n");
   auto conn = SshConnection::Open(AliasTarget(home));
   EXPECT_EQ(ReadAll(*conn->Exec("echo ecdsa", nullptr)), "ecdsa\n");
 }
 
 TEST_F(SshConnectionTest, PlainHostEntryDoesNotCoverAnotherPort) {
   // ssh keys non-22 ports as [host]:port; a bare entry for the host is not enough.
-  const std::string home = sshd().CloneHome();
-  WriteFile(home + "/.ssh/known_hosts",
+  const std::string home = sshd.CloneHome();
+  WriteText(home + "/.ssh/known_hosts",
             "# comment\n@revoked * ssh-ed25519 AAAA\n"
             "127.0.0.1 " +
-                sshd().host_public_key() + "\n");
+                sshd.host_public_key() + "\n");
   OpenError(AliasTarget(home), ErrorCode::kHostKeyUnknown);
 }
 
 TEST_F(SshConnectionTest, UnparsableKnownHostsLinesAreSkipped) {
-  const std::string home = sshd().CloneHome();
-  const std::string good = ReadFile(home + "/.ssh/known_hosts");
-  WriteFile(home + "/.ssh/known_hosts", "garbage line\nhost sk-ssh-ed25519@openssh.com AAAA\n" +
+  const std::string home = sshd.CloneHome();
+  const std::string good = ReadWhole(home + "/.ssh/known_hosts");
+  WriteText(home + "/.ssh/known_hosts", "garbage line\nhost sk-ssh-ed25519@openssh.com AAAA\n" +
                                             std::string(20000, 'x') + "\n" + good);
   auto conn = SshConnection::Open(AliasTarget(home));
   EXPECT_EQ(ReadAll(*conn->Exec("echo ok", nullptr)), "ok\n");
@@ -377,7 +354,7 @@ TEST_F(SshConnectionTest, KeyNotInAuthorizedKeysIsRefused) {
           .exit_code,
       0);
   const std::string msg = OpenError(AliasTarget(home), ErrorCode::kAuthRefused);
-  EXPECT_NE(msg.find(sshd().user() + "@braidtest"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(sshd.user() + "@braidtest"), std::string::npos) << msg;
   EXPECT_NE(msg.find("~/.ssh/id_ed25519"), std::string::npos) << msg;
   EXPECT_NE(msg.find("-i KEY"), std::string::npos) << msg;
 }
@@ -399,14 +376,14 @@ TEST_F(SshConnectionTest, EncryptedKeyIsSkippedAndSaid) {
 
 TEST_F(SshConnectionTest, IdentityFileOptionIsUsed) {
   SshTarget t = AliasTarget(HomeWithoutKeys());
-  t.identity_files = {sshd().client_key()};
+  t.identity_files = {sshd.client_key()};
   auto conn = SshConnection::Open(t);
   EXPECT_EQ(ReadAll(*conn->Exec("echo ok", nullptr)), "ok\n");
 }
 
 TEST_F(SshConnectionTest, ConfigIdentityFileIsUsedWithoutPubFile) {
   const std::string home = HomeWithoutKeys();
-  std::filesystem::copy_file(sshd().client_key(), home + "/only_private");
+  std::filesystem::copy_file(sshd.client_key(), home + "/only_private");
   ::chmod((home + "/only_private").c_str(), 0600);
   std::ofstream(home + "/.ssh/config", std::ios::app) << "  IdentityFile ~/only_private\n";
   auto conn = SshConnection::Open(AliasTarget(home));
@@ -415,14 +392,14 @@ TEST_F(SshConnectionTest, ConfigIdentityFileIsUsedWithoutPubFile) {
 
 TEST_F(SshConnectionTest, AgentKeyIsUsed) {
   const std::string home = HomeWithoutKeys();
-  const std::string sock = sshd().scratch_dir() + "/agent.sock";
+  const std::string sock = sshd.scratch_dir() + "/agent.sock";
   const auto agent = RunProcess({"ssh-agent", "-s", "-a", sock});
   ASSERT_EQ(agent.exit_code, 0) << agent.err;
   const std::size_t at = agent.out.find("SSH_AGENT_PID=");
   ASSERT_NE(at, std::string::npos) << agent.out;
   const pid_t agent_pid = std::atoi(agent.out.c_str() + at + 14);
   ASSERT_GT(agent_pid, 0);
-  const auto added = RunProcess({"ssh-add", sshd().client_key()}, {{"SSH_AUTH_SOCK", sock}});
+  const auto added = RunProcess({"ssh-add", sshd.client_key()}, {{"SSH_AUTH_SOCK", sock}});
   EXPECT_EQ(added.exit_code, 0) << added.err;
   ::setenv("SSH_AUTH_SOCK", sock.c_str(), 1);
   try {
@@ -436,7 +413,7 @@ TEST_F(SshConnectionTest, AgentKeyIsUsed) {
 }
 
 TEST_F(SshConnectionTest, DeadAgentIsNotedAndKeysStillTried) {
-  ::setenv("SSH_AUTH_SOCK", (sshd().scratch_dir() + "/no-agent.sock").c_str(), 1);
+  ::setenv("SSH_AUTH_SOCK", (sshd.scratch_dir() + "/no-agent.sock").c_str(), 1);
   const std::string msg = OpenError(AliasTarget(HomeWithoutKeys()), ErrorCode::kAuthRefused);
   ::unsetenv("SSH_AUTH_SOCK");
   EXPECT_NE(msg.find("ssh-agent"), std::string::npos) << msg;
@@ -469,8 +446,8 @@ TEST_F(SshConnectionTest, WrongUserIsRefused) {
 TEST_F(SshConnectionTest, ClosedPortIsUnreachable) {
   SshTarget t;
   t.host = "127.0.0.1";
-  t.port = ClosedPort();
-  t.home = sshd().home();
+  t.port = UnusedLoopbackPort();
+  t.home = sshd.home();
   const std::string msg = OpenError(t, ErrorCode::kHostUnreachable);
   EXPECT_NE(msg.find("Connection refused"), std::string::npos) << msg;
   EXPECT_NE(msg.find("127.0.0.1 port " + std::to_string(t.port)), std::string::npos) << msg;
@@ -497,7 +474,7 @@ TEST_F(SshConnectionTest, NonSshServerFailsTheHandshake) {
   SshTarget t;
   t.host = "127.0.0.1";
   t.port = ntohs(addr.sin_port);
-  t.home = sshd().home();
+  t.home = sshd.home();
   const std::string msg = OpenError(t, ErrorCode::kHostUnreachable);
   EXPECT_NE(msg.find("handshake"), std::string::npos) << msg;
   server.join();

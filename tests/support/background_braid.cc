@@ -13,15 +13,6 @@
 #include "support/sshd_fixture.h"
 
 namespace braid::testing {
-namespace {
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
-}  // namespace
-
 BackgroundBraid::BackgroundBraid(const std::vector<std::string>& args, const std::string& dir) {
   static int serial = 0;
   ++serial;
@@ -73,12 +64,7 @@ int BackgroundBraid::Wait(int timeout_seconds) {
   return status_;
 }
 
-std::string BackgroundBraid::err() const { return Slurp(err_path_); }
-std::string BackgroundBraid::out() const { return Slurp(out_path_); }
-
-std::uint64_t FileSize(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
-}
+std::string BackgroundBraid::err() const { return ReadWhole(err_path_); }
+std::string BackgroundBraid::out() const { return ReadWhole(out_path_); }
 
 }  // namespace braid::testing

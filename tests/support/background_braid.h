@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "support/test_files.h"  // FileSize, which its users poll
+
 namespace braid::testing {
 
 class BackgroundBraid {
@@ -38,9 +40,6 @@ class BackgroundBraid {
 /// Polls `predicate` every 20 ms for up to `timeout_seconds`; true once it holds.
 template <typename Predicate>
 bool WaitFor(Predicate predicate, double timeout_seconds);
-
-/// Bytes of the file at `path`, or 0 when it does not exist.
-std::uint64_t FileSize(const std::string& path);
 
 }  // namespace braid::testing
 

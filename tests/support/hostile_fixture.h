@@ -1,7 +1,7 @@
 #pragma once
 /// Shared set-up for the hostile-peer tests (tests/integration/hostile_*):
-/// a scratch root guarded by ScratchGuard, and the real agent run against
-/// braid_fake_serve, a malicious source server reached over the test sshd.
+/// the test's scratch directory (SshdTest's `dir`) guarded by ScratchGuard, and the real agent run
+/// against braid_fake_serve, a malicious source server reached over the test sshd.
 
 #include <gtest/gtest.h>
 
@@ -10,13 +10,13 @@
 
 #include "support/process_runner.h"
 #include "support/scratch_guard.h"
-#include "support/sshd_fixture.h"
+#include "support/sshd_test.h"
 
 namespace braid::testing {
 
-class HostileTest : public ::testing::Test {
+class HostileTest : public SshdTest {
  protected:
-  HostileTest() : guard_(SshdFixture::Get().scratch_dir()) {}
+  HostileTest() : guard_(dir) {}
 
   /// The real agent copying `name` from a fake source playing `scenario` into
   /// target/ (-s 1, 64 KiB blocks, so every scenario uses one stream).
@@ -25,7 +25,7 @@ class HostileTest : public ::testing::Test {
     std::string command = std::string(BRAID_FAKE_SERVE) + " " + scenario + " " + guard_.outside();
     std::vector<std::string> args{"-s", "1", "-B", "64K", "-T", command};
     args.insert(args.end(), extra.begin(), extra.end());
-    args.push_back(SshdFixture::Get().alias() + ":/nonexistent/" + name);
+    args.push_back(Remote("/nonexistent/" + name));
     args.push_back(guard_.target() + "/");
     return RunBraid(args, {}, "", timeout_seconds);
   }

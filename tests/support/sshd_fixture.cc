@@ -23,7 +23,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include "support/loopback.h"
 #include "support/process_runner.h"
+#include "support/test_files.h"
 
 namespace braid::testing {
 namespace {
@@ -34,13 +36,6 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kSshd = "/usr/sbin/sshd";  // sshd insists on an absolute path
 constexpr int kStartAttempts = 5;
 constexpr auto kStartTimeout = std::chrono::seconds(10);
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void WriteFile(const std::string& path, const std::string& text, mode_t mode = 0600) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -83,28 +78,6 @@ void GenerateKey(const std::string& path, const std::string& comment,
   if (r.exit_code != 0) {
     throw std::runtime_error("sshd fixture: ssh-keygen failed: " + r.err);
   }
-}
-
-/// A port that was free a moment ago; sshd may still lose a race for it,
-/// which Start() handles by retrying.
-int PickFreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  int port = 0;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  if (fd >= 0) {
-    ::close(fd);
-  }
-  if (port == 0) {
-    throw std::runtime_error("sshd fixture: cannot pick a free port");
-  }
-  return port;
 }
 
 /// True once something on the port speaks SSH.
@@ -176,17 +149,17 @@ void SshdFixture::Start() {
   // type known_hosts holds rather than take the first one offered.
   GenerateKey(root_ + "/ssh_host_ecdsa_key", "braid-test-host", "ecdsa");
   GenerateKey(client_key(), "braid-test-user");
-  host_public_key_ = KeyTypeAndBlob(ReadFile(root_ + "/ssh_host_ed25519_key.pub"));
+  host_public_key_ = KeyTypeAndBlob(ReadWhole(root_ + "/ssh_host_ed25519_key.pub"));
   WriteFile(root_ + "/authorized_keys", "environment=\"PATH=" + BraidBinaryDir() +
                                             ":/usr/local/bin:/usr/bin:/bin\" " +
-                                            Trim(ReadFile(client_key() + ".pub")) + "\n");
+                                            Trim(ReadWhole(client_key() + ".pub")) + "\n");
   if (::mkdir("/run/sshd", 0755) != 0 && errno != EEXIST) {
     throw std::runtime_error("sshd fixture: cannot create /run/sshd (privilege separation dir)");
   }
 
   std::string why;
   for (int attempt = 0; attempt < kStartAttempts; ++attempt) {
-    if (TryStartOn(PickFreePort(), why)) {
+    if (TryStartOn(UnusedLoopbackPort(), why)) {
       return;
     }
   }
@@ -243,8 +216,8 @@ bool SshdFixture::TryStartOn(int port, std::string& why) {
     int status = 0;
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       sshd_pid_ = -1;
-      why =
-          "sshd exited (status " + std::to_string(status) + "): " + ReadFile(early) + ReadFile(log);
+      why = "sshd exited (status " + std::to_string(status) + "): " + ReadWhole(early) +
+            ReadWhole(log);
       return false;  // most likely lost the port race; try another
     }
     if (SshBannerOn(port)) {
@@ -255,8 +228,8 @@ bool SshdFixture::TryStartOn(int port, std::string& why) {
   ::kill(pid, SIGKILL);
   ::waitpid(pid, nullptr, 0);
   sshd_pid_ = -1;
-  why = "port " + std::to_string(port) + " did not answer within 10 s: " + ReadFile(early) +
-        ReadFile(log);
+  why = "port " + std::to_string(port) + " did not answer within 10 s: " + ReadWhole(early) +
+        ReadWhole(log);
   return false;
 }
 
@@ -318,6 +291,6 @@ std::string SshdFixture::CloneHome() {
   return dir;
 }
 
-std::string SshdFixture::ReadLog() const { return ReadFile(root_ + "/sshd.log"); }
+std::string SshdFixture::ReadLog() const { return ReadWhole(root_ + "/sshd.log"); }
 
 }  // namespace braid::testing

@@ -1,0 +1,184 @@
+#pragma once
+/// An in-memory SinkFileSystem for SinkFiles' unit tests: paths map to nodes
+/// (directory, file with its bytes, link), descriptors to the node they
+/// opened. Every call that changes something is logged, so a test can prove
+/// nothing was created where it must not be. Descriptors are real ones on
+/// /dev/null, so the UniqueFd that closes them closes nothing else.
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sink/sink_file_system.h"
+
+namespace braid::testing {
+
+class FakeSinkFileSystem final : public SinkFileSystem {
+ public:
+  struct Node {
+    char type = 'f';  ///< 'd' directory, 'f' file, 'l' link
+    mode_t mode = 0644;
+    std::string data;
+    std::string link;
+  };
+
+  FakeSinkFileSystem() { AddDirectory("/t"); }
+
+  void AddDirectory(const std::string& path) { nodes[path] = Make('d', 0755); }
+  void AddFile(const std::string& path, std::string data = "") {
+    nodes[path] = Make('f', 0644);
+    nodes[path]->data = std::move(data);
+  }
+  void AddLink(const std::string& path, const std::string& target) {
+    nodes[path] = Make('l', 0777);
+    nodes[path]->link = target;
+  }
+  bool Has(const std::string& path) const { return nodes.count(path) != 0; }
+  const Node& At(const std::string& path) const { return *nodes.at(path); }
+  /// Logged calls that change something and mention `text`.
+  int Changes(const std::string& text) const {
+    int n = 0;
+    for (const auto& c : log) n += c.find(text) != std::string::npos ? 1 : 0;
+    return n;
+  }
+
+  int Stat(const std::string& path, struct stat* st) override {
+    auto it = nodes.find(path);
+    if (it != nodes.end() && it->second->type == 'l') it = nodes.find(it->second->link);
+    return Describe(it, st);
+  }
+  int Lstat(const std::string& path, struct stat* st) override {
+    return Describe(nodes.find(path), st);
+  }
+  int Access(const std::string& path) override { return Has(path) ? 0 : Err(ENOENT); }
+  int Mkdir(const std::string& path, mode_t mode) override {
+    if (int rc = CanCreate(path); rc != 0) return rc;
+    log.push_back("mkdir " + path);
+    nodes[path] = Make('d', mode);
+    return 0;
+  }
+  int Symlink(const std::string& target, const std::string& path) override {
+    if (int rc = CanCreate(path); rc != 0) return rc;
+    log.push_back("symlink " + path);
+    AddLink(path, target);
+    return 0;
+  }
+  int Unlink(const std::string& path) override {
+    auto it = nodes.find(path);
+    if (it == nodes.end()) return Err(ENOENT);
+    if (it->second->type == 'd') return Err(EISDIR);
+    log.push_back("unlink " + path);
+    nodes.erase(it);
+    return 0;
+  }
+  int Rename(const std::string& from, const std::string& to, bool no_replace) override {
+    auto it = nodes.find(from);
+    if (it == nodes.end()) return Err(ENOENT);
+    if (no_replace && Has(to)) return Err(EEXIST);
+    log.push_back("rename " + from + " " + to);
+    nodes[to] = it->second;
+    nodes.erase(from);
+    return 0;
+  }
+  int Link(int, const std::string&, const std::string&) override { return Err(EPERM); }
+  int Lchown(const std::string&, uid_t, gid_t) override { return 0; }
+  int Chown(const std::string&, uid_t, gid_t) override { return 0; }
+  int Chmod(const std::string& path, mode_t mode) override {
+    if (!Has(path)) return Err(ENOENT);
+    nodes[path]->mode = mode;
+    return 0;
+  }
+  int Utimens(const std::string&, const timespec*) override { return 0; }
+
+  int Open(const std::string& path, int flags, mode_t mode) override {
+    // Nameless files and O_DIRECT are not offered: SinkFiles falls back as on
+    // a file system without them.
+    if ((flags & O_TMPFILE) == O_TMPFILE) return Err(EOPNOTSUPP);
+    if ((flags & O_DIRECT) != 0) return Err(EINVAL);
+    auto it = nodes.find(path);
+    if (it == nodes.end()) {
+      if ((flags & O_CREAT) == 0) return Err(ENOENT);
+      if (int rc = CanCreate(path); rc != 0) return rc;
+      log.push_back("create " + path);
+      it = nodes.emplace(path, Make('f', mode)).first;
+    } else if (it->second->type == 'l' && (flags & O_NOFOLLOW) != 0) {
+      return Err(ELOOP);
+    } else if ((flags & O_TRUNC) != 0) {
+      it->second->data.clear();
+    }
+    int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    open_files[fd] = it->second;
+    return fd;
+  }
+  int Fstat(int fd, struct stat* st) override {
+    *st = {};
+    st->st_size = static_cast<off_t>(open_files.at(fd)->data.size());
+    return 0;
+  }
+  int Fstatfs(int, struct statfs* st) override {
+    *st = {};
+    return 0;
+  }
+  int Fallocate(int, off_t) override { return 0; }
+  ssize_t Pwrite(int fd, const void* data, std::size_t length, off_t offset) override {
+    std::string& bytes = open_files.at(fd)->data;
+    auto at = static_cast<std::size_t>(offset);
+    if (bytes.size() < at + length) bytes.resize(at + length, '\0');
+    std::memcpy(bytes.data() + at, data, length);
+    return static_cast<ssize_t>(length);
+  }
+  void StartWriteback(int, off_t, std::size_t) override {}
+  int Fdatasync(int) override { return 0; }
+  int Fsync(int) override { return 0; }
+  int Syncfs(int) override { return 0; }
+  int Fchown(int, uid_t, gid_t) override { return 0; }
+  int Fchmod(int fd, mode_t mode) override {
+    open_files.at(fd)->mode = mode;
+    return 0;
+  }
+  int Futimens(int, const timespec*) override { return 0; }
+  bool IsRoot() override { return false; }
+
+  std::map<std::string, std::shared_ptr<Node>> nodes;
+  std::map<int, std::shared_ptr<Node>> open_files;
+  std::vector<std::string> log;
+
+ private:
+  static int Err(int err) {
+    errno = err;
+    return -1;
+  }
+  static std::shared_ptr<Node> Make(char type, mode_t mode) {
+    auto n = std::make_shared<Node>();
+    n->type = type;
+    n->mode = mode;
+    return n;
+  }
+  int Describe(std::map<std::string, std::shared_ptr<Node>>::const_iterator it,
+               struct stat* st) const {
+    if (it == nodes.end()) return Err(ENOENT);
+    *st = {};
+    const Node& n = *it->second;
+    st->st_mode = (n.type == 'd' ? S_IFDIR : n.type == 'l' ? S_IFLNK : S_IFREG) | n.mode;
+    st->st_size = static_cast<off_t>(n.data.size());
+    return 0;
+  }
+  /// A new name needs a directory as its parent (not a link to one: the sink
+  /// must never create through a link) and no entry of its own.
+  int CanCreate(const std::string& path) const {
+    std::string parent = path.substr(0, path.find_last_of('/'));
+    auto it = nodes.find(parent);
+    if (it == nodes.end()) return Err(ENOENT);
+    if (it->second->type != 'd') return Err(ENOTDIR);
+    return Has(path) ? Err(EEXIST) : 0;
+  }
+};
+
+}  // namespace braid::testing

@@ -1,0 +1,254 @@
+#include "sink/sink_files.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "braid/error.h"
+#include "fake_sink_file_system.h"
+#include "thrown_code.h"
+
+namespace braid {
+namespace {
+
+using testing::FakeSinkFileSystem;
+using Missing = std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>>;
+
+FileEntry Entry(std::uint32_t id, FileKind kind, std::string path, std::uint64_t size = 0) {
+  FileEntry e;
+  e.id = id;
+  e.kind = kind;
+  e.path = std::move(path);
+  e.size = size;
+  e.mode = kind == FileKind::kDirectory ? 0755 : 0644;
+  return e;
+}
+
+/// Everything lands inside the fake's directory /t.
+TargetPlan IntoT() { return TargetPlan{TargetPlan::Mode::kIntoDirectory, "/t"}; }
+
+std::vector<std::uint8_t> Bytes(std::size_t n, std::uint8_t fill) {
+  return std::vector<std::uint8_t>(n, fill);
+}
+
+class SinkFilesTest : public ::testing::Test {
+ protected:
+  /// One regular file "f" of `size` bytes under /t.
+  SinkFiles& OneFile(std::uint64_t size) { return Make({Entry(0, FileKind::kRegular, "f", size)}); }
+  SinkFiles& Make(std::vector<FileEntry> entries) {
+    files_ = std::make_unique<SinkFiles>(std::move(entries), IntoT(), "sinkhost", false, fs_);
+    return *files_;
+  }
+  void Write(std::uint32_t id, std::uint64_t offset, std::uint32_t length, std::uint8_t fill) {
+    auto data = Bytes(length, fill);
+    files_->CheckBlock(id, offset, length);
+    files_->WriteBlock(id, offset, data.data(), length);
+  }
+  static std::string Message(const std::function<void()>& fn) {
+    try {
+      fn();
+    } catch (const BraidError& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  FakeSinkFileSystem fs_;
+  std::unique_ptr<SinkFiles> files_;
+};
+
+TEST_F(SinkFilesTest, NamesThatLeaveTheTargetAreRejectedBeforeAnythingIsTouched) {
+  for (const char* bad : {"../escape", "a/../../escape", "/etc/passwd", "a//b", "./a", "a/.", ""}) {
+    EXPECT_EQ(ThrownCode([&] { Make({Entry(0, FileKind::kRegular, bad, 1)}); }),
+              ErrorCode::kProtocol)
+        << "'" << bad << "'";
+  }
+  EXPECT_TRUE(fs_.log.empty());
+  EXPECT_NO_THROW(Make({Entry(0, FileKind::kRegular, "a..b/..c", 1)}));
+}
+
+TEST_F(SinkFilesTest, ALinkWhereTheListHasADirectoryIsNeverCreatedThrough) {
+  fs_.AddDirectory("/elsewhere");
+  fs_.AddLink("/t/d", "/elsewhere");
+  Make({Entry(0, FileKind::kDirectory, "d"), Entry(1, FileKind::kRegular, "d/f", 3)});
+  EXPECT_EQ(ThrownCode([&] { files_->Prepare(true); }), ErrorCode::kTargetUnwritable);
+  EXPECT_EQ(fs_.Changes("/elsewhere"), 0);
+  EXPECT_EQ(fs_.Changes("/t/d"), 0) << "-f replaces files, never a link in the path";
+  EXPECT_EQ(fs_.At("/t/d").type, 'l');
+}
+
+TEST_F(SinkFilesTest, PrepareCreatesDirectoriesAndLinks) {
+  auto link = Entry(2, FileKind::kSymlink, "d/l");
+  link.link_target = "../f";
+  Make({Entry(0, FileKind::kDirectory, "d"), Entry(1, FileKind::kRegular, "d/f", 3), link});
+  files_->Prepare(false);
+  EXPECT_EQ(fs_.At("/t/d").type, 'd');
+  EXPECT_EQ(fs_.At("/t/d/l").link, "../f");
+  EXPECT_FALSE(fs_.Has("/t/d/f")) << "a file is created by its first block";
+}
+
+TEST_F(SinkFilesTest, AnExistingTargetIsReplacedOnlyWithForce) {
+  fs_.AddFile("/t/f", "old");
+  OneFile(3);
+  EXPECT_EQ(ThrownCode([&] { files_->Prepare(false); }), ErrorCode::kTargetUnwritable);
+  std::string why = Message([&] { files_->Prepare(false); });
+  EXPECT_NE(why.find("sinkhost"), std::string::npos) << why;
+  EXPECT_NE(why.find("/t/f"), std::string::npos) << why;
+  EXPECT_NE(why.find("use -f to replace it"), std::string::npos) << why;
+  EXPECT_EQ(fs_.At("/t/f").data, "old");
+
+  EXPECT_NO_THROW(files_->Prepare(true));
+  Write(0, 0, 3, 'n');
+  files_->EndFile(0, 3, std::nullopt);
+  files_->Commit(0, true);
+  EXPECT_EQ(fs_.At("/t/f").data, "nnn");
+  EXPECT_FALSE(fs_.Has("/t/f.braid-part"));
+}
+
+TEST_F(SinkFilesTest, ANameTakenDuringTheCopyIsNotReplacedWithoutForce) {
+  OneFile(2);
+  files_->Prepare(false);
+  Write(0, 0, 2, 'x');
+  files_->EndFile(0, 2, std::nullopt);
+  fs_.AddFile("/t/f", "theirs");
+  EXPECT_EQ(ThrownCode([&] { files_->Commit(0, false); }), ErrorCode::kTargetUnwritable);
+  EXPECT_EQ(fs_.At("/t/f").data, "theirs");
+  EXPECT_EQ(fs_.At("/t/f.braid-part").data, "xx");
+}
+
+TEST_F(SinkFilesTest, ADirectoryInTheWayOfAFileIsAnError) {
+  fs_.AddDirectory("/t/f");
+  OneFile(3);
+  EXPECT_EQ(ThrownCode([&] { files_->Prepare(true); }), ErrorCode::kTargetUnwritable);
+}
+
+TEST_F(SinkFilesTest, BlocksMustLieInsideTheAnnouncedSize) {
+  OneFile(100);
+  EXPECT_NO_THROW(files_->CheckBlock(0, 0, 100));
+  EXPECT_NO_THROW(files_->CheckBlock(0, 99, 1));
+  EXPECT_EQ(ThrownCode([&] { files_->CheckBlock(0, 99, 2); }), ErrorCode::kProtocol);
+  EXPECT_EQ(ThrownCode([&] { files_->CheckBlock(0, 100, 1); }), ErrorCode::kProtocol);
+  EXPECT_EQ(ThrownCode([&] { files_->CheckBlock(0, ~0ull - 10, 5); }), ErrorCode::kProtocol);
+  EXPECT_NE(Message([&] { files_->CheckBlock(0, 50, 51); }).find("past the announced size"),
+            std::string::npos);
+  EXPECT_FALSE(fs_.Has("/t/f.braid-part")) << "checks write nothing";
+}
+
+TEST_F(SinkFilesTest, BlocksForUnknownFilesDirectoriesAndLinksAreRejected) {
+  Make({Entry(0, FileKind::kDirectory, "d"), Entry(1, FileKind::kRegular, "d/f", 10)});
+  EXPECT_EQ(ThrownCode([&] { files_->CheckBlock(2, 0, 1); }), ErrorCode::kProtocol);
+  EXPECT_EQ(ThrownCode([&] { files_->CheckBlock(0, 0, 1); }), ErrorCode::kProtocol);
+  auto data = Bytes(1, 'a');
+  EXPECT_EQ(ThrownCode([&] { files_->WriteBlock(7, 0, data.data(), 1); }), ErrorCode::kProtocol);
+  EXPECT_EQ(ThrownCode([&] { files_->EndFile(0, 0, std::nullopt); }), ErrorCode::kProtocol);
+}
+
+TEST_F(SinkFilesTest, AStreamOfUnknownSizeIsBoundedByItsEndOnceKnown) {
+  Make({Entry(0, FileKind::kRegular, "s", kUnknownSize)});
+  EXPECT_NO_THROW(files_->CheckBlock(0, 1u << 30, 4096));
+  files_->RecordStreamed(0, 0, 10);
+  files_->EndFile(0, 10, std::nullopt);
+  EXPECT_EQ(ThrownCode([&] { files_->CheckBlock(0, 5, 6); }), ErrorCode::kProtocol);
+  EXPECT_NO_THROW(files_->CheckBlock(0, 5, 5));
+}
+
+TEST_F(SinkFilesTest, BlocksLandAtTheirOffsetsInThePartialFile) {
+  OneFile(6);
+  Write(0, 3, 3, 'b');
+  Write(0, 0, 3, 'a');
+  EXPECT_EQ(fs_.At("/t/f.braid-part").data, "aaabbb");
+  auto again = Bytes(3, 'z');
+  EXPECT_FALSE(files_->WriteBlock(0, 0, again.data(), 3)) << "bytes already there";
+  EXPECT_EQ(fs_.At("/t/f.braid-part").data, "aaabbb");
+  EXPECT_EQ(files_->bytes_received(), 6u);
+}
+
+TEST_F(SinkFilesTest, EndFileWithRangesMissingLeavesTheFileIncomplete) {
+  std::vector<std::uint32_t> completed;
+  OneFile(300);
+  files_->OnComplete([&](std::uint32_t id) { completed.push_back(id); });
+  Write(0, 0, 100, 'a');
+  Write(0, 200, 100, 'c');
+  files_->EndFile(0, 300, std::nullopt);
+  EXPECT_FALSE(files_->files()[0].complete);
+  EXPECT_TRUE(completed.empty());
+  std::vector<std::uint32_t> unrepairable;
+  EXPECT_EQ(files_->Missing(10, unrepairable), (Missing{{0, 100, 100}}));
+
+  Write(0, 100, 100, 'b');
+  EXPECT_TRUE(files_->files()[0].complete);
+  EXPECT_EQ(completed, std::vector<std::uint32_t>{0});
+  EXPECT_TRUE(files_->Missing(10, unrepairable).empty());
+  EXPECT_TRUE(unrepairable.empty());
+  auto late = Bytes(1, 'x');
+  EXPECT_FALSE(files_->WriteBlock(0, 100, late.data(), 1)) << "a block resent after completion";
+  EXPECT_EQ(fs_.At("/t/f.braid-part").data,
+            std::string(100, 'a') + std::string(100, 'b') + std::string(100, 'c'));
+}
+
+TEST_F(SinkFilesTest, EndFileAfterEveryByteCompletesTheFileOnce) {
+  int completed = 0;
+  OneFile(4);
+  files_->OnComplete([&](std::uint32_t) { ++completed; });
+  Write(0, 0, 4, 'a');
+  EXPECT_FALSE(files_->files()[0].complete) << "the end is not in yet";
+  files_->EndFile(0, 4, std::nullopt);
+  EXPECT_TRUE(files_->files()[0].complete);
+  // The same end asked for again after a lost stream is no news.
+  EXPECT_NO_THROW(files_->EndFile(0, 4, std::nullopt));
+  EXPECT_EQ(completed, 1);
+  EXPECT_EQ(files_->WaitForPrefix(0, 0), std::optional<std::uint64_t>(4));
+}
+
+TEST_F(SinkFilesTest, EndFileThatContradictsWhatIsKnownIsRejected) {
+  Make({Entry(0, FileKind::kRegular, "f", 10), Entry(1, FileKind::kRegular, "s", kUnknownSize)});
+  EXPECT_EQ(ThrownCode([&] { files_->EndFile(0, 9, std::nullopt); }), ErrorCode::kProtocol);
+  EXPECT_EQ(ThrownCode([&] { files_->EndFile(0, 11, std::nullopt); }), ErrorCode::kProtocol);
+  files_->EndFile(0, 10, std::nullopt);
+  DigestValue digest{};
+  EXPECT_EQ(ThrownCode([&] { files_->EndFile(0, 10, digest); }), ErrorCode::kProtocol)
+      << "a second end with another digest";
+  files_->RecordStreamed(1, 0, 50);
+  EXPECT_EQ(ThrownCode([&] { files_->EndFile(1, 49, std::nullopt); }), ErrorCode::kProtocol)
+      << "an end before data already received";
+  EXPECT_NO_THROW(files_->EndFile(1, 50, std::nullopt));
+}
+
+TEST_F(SinkFilesTest, MissingListsGapsThenTheEndPerFileUpToTheLimit) {
+  Make({Entry(0, FileKind::kRegular, "a", 1000), Entry(1, FileKind::kDirectory, "d"),
+        Entry(2, FileKind::kRegular, "d/b", 50), Entry(3, FileKind::kRegular, "d/s", kUnknownSize),
+        Entry(4, FileKind::kRegular, "d/done", 5)});
+  files_->Prepare(false);
+  Write(0, 100, 100, 'x');
+  Write(0, 500, 100, 'y');
+  Write(4, 0, 5, 'z');
+  files_->EndFile(4, 5, std::nullopt);
+  std::vector<std::uint32_t> unrepairable;
+  EXPECT_EQ(
+      files_->Missing(100, unrepairable),
+      (Missing{{0, 0, 100}, {0, 200, 300}, {0, 600, 400}, {0, 1000, 0}, {2, 0, 50}, {2, 50, 0}}));
+  EXPECT_EQ(unrepairable, std::vector<std::uint32_t>{3}) << "a stream cannot be read again";
+
+  unrepairable.clear();
+  EXPECT_EQ(files_->Missing(2, unrepairable), (Missing{{0, 0, 100}, {0, 200, 300}}));
+  files_->EndFile(0, 1000, std::nullopt);
+  unrepairable.clear();
+  EXPECT_EQ(files_->Missing(4, unrepairable),
+            (Missing{{0, 0, 100}, {0, 200, 300}, {0, 600, 400}, {2, 0, 50}}))
+      << "an end that arrived is not asked for again";
+}
+
+TEST_F(SinkFilesTest, RemovePartialsKeepsOnlyWhatKeepSays) {
+  Make({Entry(0, FileKind::kRegular, "a", 10), Entry(1, FileKind::kRegular, "b", 10)});
+  Write(0, 0, 5, 'a');
+  Write(1, 0, 5, 'b');
+  files_->RemovePartials([](std::uint32_t id) { return id == 1; });
+  EXPECT_FALSE(fs_.Has("/t/a.braid-part"));
+  EXPECT_EQ(fs_.At("/t/b.braid-part").data, "bbbbb");
+}
+
+}  // namespace
+}  // namespace braid
