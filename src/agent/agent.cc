@@ -38,8 +38,8 @@ std::string SignalName(int sig) { return sig == SIGTERM ? "SIGTERM" : "SIGINT"; 
 
 class Agent {
  public:
-  explicit Agent(const Options& options)
-      : options_(options), start_(std::chrono::steady_clock::now()) {}
+  Agent(const Options& options, ServerLauncher& launcher)
+      : options_(options), launcher_(launcher), start_(std::chrono::steady_clock::now()) {}
 
   int Run() {
     Endpoint source = CheckSources();
@@ -50,11 +50,12 @@ class Agent {
     }
     try {
       if (TransferReport::Wanted(options_)) report_ = std::make_unique<TransferReport>(options_);
-      source_ = std::make_unique<ServerEnd>(Side::kSource, source, options_, events_);
+      source_ = std::make_unique<ServerEnd>(Side::kSource, source, options_, launcher_, events_);
       // The source walks its tree while the sink's ssh session comes up; its
       // list waits in the event queue until Transfer reads it.
       OpenSource();
-      sink_ = std::make_unique<ServerEnd>(Side::kSink, options_.destination, options_, events_);
+      sink_ = std::make_unique<ServerEnd>(Side::kSink, options_.destination, options_, launcher_,
+                                          events_);
       Transfer();
     } catch (const BraidError& e) {
       return Fail(e);
@@ -535,6 +536,7 @@ class Agent {
   }
 
   const Options& options_;
+  ServerLauncher& launcher_;
   std::chrono::steady_clock::time_point start_;
   BlockingQueue<AgentEvent> events_;
   std::unique_ptr<ServerEnd> source_;
@@ -560,9 +562,9 @@ class Agent {
 
 void RequestInterrupt(int signal_number) { g_interrupt.store(signal_number); }
 
-int RunAgent(const Options& options) {
+int RunAgent(const Options& options, ServerLauncher& launcher) {
   try {
-    return Agent(options).Run();
+    return Agent(options, launcher).Run();
   } catch (const BraidError& e) {
     std::fprintf(stderr, "braid: %s\n", e.what());
     return ExitCodeFor(e.code());

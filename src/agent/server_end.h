@@ -1,7 +1,8 @@
 #pragma once
-/// The agent's handle on one `braid --serve`: how it was started (local child
-/// or ssh exec), its control channel, and a reader thread that turns incoming
-/// messages into events on the agent's queue.
+/// The agent's handle on one `braid --serve`: its control channel (from a
+/// ServerLauncher, which knows how the server was started), the Hello
+/// exchange, and a reader thread that turns incoming messages into events on
+/// the agent's queue.
 
 #include <chrono>
 #include <condition_variable>
@@ -14,14 +15,11 @@
 #include "braid/byte_stream.h"
 #include "braid/endpoint.h"
 #include "braid/options.h"
+#include "launch/server_launcher.h"
 #include "proto/control_channel.h"
 #include "session/blocking_queue.h"
 
 namespace braid {
-
-class SshConnection;
-
-enum class Side { kSource = 0, kSink = 1 };
 
 struct AgentEvent {
   Side side = Side::kSource;
@@ -31,9 +29,9 @@ struct AgentEvent {
 
 class ServerEnd {
  public:
-  /// Starts the server for `endpoint` (a local child, or over ssh) and says
-  /// Hello. Throws BraidError: ssh errors, kRemoteMissing, kPeerLost.
-  ServerEnd(Side side, const Endpoint& endpoint, const Options& options,
+  /// Starts the server for `endpoint` through `launcher` and says Hello.
+  /// Throws BraidError: the launcher's (ssh errors), kRemoteMissing, kPeerLost.
+  ServerEnd(Side side, const Endpoint& endpoint, const Options& options, ServerLauncher& launcher,
             BlockingQueue<AgentEvent>& events);
   ~ServerEnd();
   ServerEnd(const ServerEnd&) = delete;
@@ -60,12 +58,16 @@ class ServerEnd {
   BraidError DescribeEnd();
 
  private:
+  /// Hello and its reply; throws what DescribeEnd says, or kProtocol for a
+  /// peer that is not braid --serve.
+  void Greet();
   void ReadLoop();
+  /// "local server" or the host, for messages about an answer.
+  std::string ServerName() const;
 
   Side side_;
   std::string label_;
   std::string command_;
-  std::unique_ptr<SshConnection> ssh_;
   std::unique_ptr<ServerChannel> channel_;
   std::unique_ptr<ControlChannel> control_;
   BlockingQueue<AgentEvent>& events_;
