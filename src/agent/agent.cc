@@ -19,6 +19,7 @@
 namespace braid {
 namespace {
 
+/// Set by RequestInterrupt from a signal handler, read by the agent's thread.
 std::atomic<int> g_interrupt{0};
 
 /// After the first error, wait this long for the other side's, to report the cause
@@ -535,6 +536,9 @@ class Agent {
     }
   }
 
+  // One thread: everything below is the agent's own thread's (Run and what it
+  // calls), except events_, which the ends' reader threads push into (it locks
+  // inside). The ends' threads never touch the Agent itself.
   const Options& options_;
   ServerLauncher& launcher_;
   std::chrono::steady_clock::time_point start_;

@@ -77,7 +77,7 @@ void ServerEnd::ReadLoop() {
     events_.Push(std::move(event));
     if (end) break;
   }
-  std::lock_guard lock(reader_mu_);
+  MutexLock lock(reader_mu_);
   reader_done_ = true;
   reader_cv_.notify_all();
 }
@@ -103,15 +103,20 @@ void ServerEnd::Close(const std::optional<std::string>& abort_reason,
   } catch (const BraidError&) {
     // Already gone: nothing to tell it.
   }
-  if (reader_.joinable()) {
-    std::unique_lock lock(reader_mu_);
-    if (!reader_cv_.wait_for(lock, grace, [this] { return reader_done_; })) {
-      lock.unlock();
-      channel_->Abandon();
-    }
-  }
+  if (reader_.joinable() && !WaitForReader(grace)) channel_->Abandon();
   if (reader_.joinable()) reader_.join();
   channel_->ExitStatus();
+}
+
+bool ServerEnd::WaitForReader(std::chrono::milliseconds grace) {
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  MutexLock lock(reader_mu_);
+  while (!reader_done_) {
+    if (reader_cv_.wait_until(lock.native(), deadline) == std::cv_status::timeout) {
+      return reader_done_;
+    }
+  }
+  return true;
 }
 
 std::string ServerEnd::local_address() const {

@@ -7,13 +7,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "braid/byte_stream.h"
 #include "braid/endpoint.h"
+#include "braid/mutex.h"
 #include "braid/options.h"
 #include "launch/server_launcher.h"
 #include "proto/control_channel.h"
@@ -62,21 +62,29 @@ class ServerEnd {
   /// peer that is not braid --serve.
   void Greet();
   void ReadLoop();
+  /// Whether the reader ended within `grace`.
+  bool WaitForReader(std::chrono::milliseconds grace);
   /// "local server" or the host, for messages about an answer.
   std::string ServerName() const;
 
+  // The fields below are set in the constructor, before reader_ starts, and
+  // only read after that, unless said otherwise.
   Side side_;
   std::string label_;
   std::string command_;
+  /// Thread-safe where it is shared: the reader thread reads (ReadSome) while
+  /// the agent's thread writes (WriteAll, CloseWrite) or Abandons it.
   std::unique_ptr<ServerChannel> channel_;
+  /// Receive is the reader thread's alone (after Greet); Send locks inside.
   std::unique_ptr<ControlChannel> control_;
-  BlockingQueue<AgentEvent>& events_;
+  BlockingQueue<AgentEvent>& events_;  ///< thread-safe
   HelloReply hello_;
+  /// Started by the constructor and joined by Close, both on the agent's thread.
   std::thread reader_;
-  std::mutex reader_mu_;
-  std::condition_variable reader_cv_;
-  bool reader_done_ = false;  ///< ReadLoop has returned; guarded by reader_mu_
-  bool closed_ = false;
+  Mutex reader_mu_;
+  std::condition_variable reader_cv_;                      ///< signals reader_done_
+  bool reader_done_ BRAID_GUARDED_BY(reader_mu_) = false;  ///< ReadLoop has returned
+  bool closed_ = false;  ///< the agent's thread only (Close, the destructor)
 };
 
 }  // namespace braid
