@@ -8,6 +8,7 @@
 #include "agent/agent.h"
 #include "braid/error.h"
 #include "cli/command_line.h"
+#include "launch/server_launcher.h"
 #include "serve/server.h"
 
 namespace {
@@ -46,5 +47,6 @@ int main(int argc, char** argv) {
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
-  return braid::RunAgent(cl.options);
+  braid::ProcessServerLauncher launcher;
+  return braid::RunAgent(cl.options, launcher);
 }

@@ -76,12 +76,11 @@ ALLOWED = {
     "report": {"braid", "proto", "report"},
     # transport: the fd stream its channels read and write.
     "launch": {"braid", "ssh", "transport", "launch"},
-    # ssh: server_end opens the libssh2 connection itself (launch has the
-    # local child and the system ssh).
-    "agent": {"braid", "crypto", "ssh", "transport", "proto", "session", "report", "launch",
-              "agent"},
+    # No ssh: the agent starts its ends through launch's ServerLauncher.
+    "agent": {"braid", "crypto", "transport", "proto", "session", "report", "launch", "agent"},
     "cli": {"braid", "cli"},
-    "main": {"braid", "cli", "agent", "serve"},
+    # launch: main hands the agent the launcher that starts real processes.
+    "main": {"braid", "cli", "agent", "launch", "serve"},
 }
 
 # An include that starts like a layer but names none ("security/secret.h",

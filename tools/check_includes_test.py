@@ -51,6 +51,18 @@ class CheckIncludesTest(unittest.TestCase):
         self.assertIn('transport/data_socket.h:2: includes "sink/sink_files.h"', result.stdout)
         self.assertEqual(len(result.stdout.splitlines()), 2, result.stdout)
 
+    def test_the_agent_reaches_ssh_only_through_launch(self):
+        plant(self.root, "src/launch/server_launcher.cc",
+              '#include "launch/server_launcher.h"\n#include "security/ssh/ssh_connection.h"\n')
+        plant(self.root, "src/agent/server_end.cc",
+              '#include "agent/server_end.h"\n#include "security/ssh/ssh_connection.h"\n')
+        result = run(self.root)
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertEqual(result.stdout.splitlines(),
+                         ['src/agent/server_end.cc:2: includes "security/ssh/ssh_connection.h": '
+                          "layer agent may include agent, braid, crypto, launch, proto, report, "
+                          "session, transport (tools/check_includes.py)"])
+
     def test_the_vocabulary_includes_nothing_above_it(self):
         plant(self.root, "include/braid/options.h",
               '#pragma once\n#include "security/crypto/session_secret.h"\n')

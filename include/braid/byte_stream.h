@@ -3,12 +3,18 @@
 /// The control protocol is written against this so it runs the same over both.
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "braid/error.h"
 
 namespace braid {
+
+/// Called with each chunk a server's transport writes to its stderr (the remote
+/// command under libssh2, the ssh client under -S), named by its host.
+using StderrSink = std::function<void(const std::string& host, std::string_view text)>;
 
 class ByteStream {
  public:

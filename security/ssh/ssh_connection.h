@@ -2,7 +2,6 @@
 /// The ssh control channel: one libssh2 session to one host, which execs
 /// `braid --serve` and carries the control protocol over the channel's stdio.
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,9 +19,6 @@ struct SshTarget {
   bool accept_new_host_key = false;         ///< record an unknown (never a changed) key
   std::string home;                         ///< $HOME, else the passwd entry
 };
-
-/// Called with each chunk the remote command writes to its stderr.
-using StderrSink = std::function<void(const std::string& host, std::string_view text)>;
 
 class SshConnection {
  public:

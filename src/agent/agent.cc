@@ -19,6 +19,7 @@
 namespace braid {
 namespace {
 
+/// Set by RequestInterrupt from a signal handler, read by the agent's thread.
 std::atomic<int> g_interrupt{0};
 
 /// After the first error, wait this long for the other side's, to report the cause
@@ -38,8 +39,8 @@ std::string SignalName(int sig) { return sig == SIGTERM ? "SIGTERM" : "SIGINT"; 
 
 class Agent {
  public:
-  explicit Agent(const Options& options)
-      : options_(options), start_(std::chrono::steady_clock::now()) {}
+  Agent(const Options& options, ServerLauncher& launcher)
+      : options_(options), launcher_(launcher), start_(std::chrono::steady_clock::now()) {}
 
   int Run() {
     Endpoint source = CheckSources();
@@ -50,11 +51,12 @@ class Agent {
     }
     try {
       if (TransferReport::Wanted(options_)) report_ = std::make_unique<TransferReport>(options_);
-      source_ = std::make_unique<ServerEnd>(Side::kSource, source, options_, events_);
+      source_ = std::make_unique<ServerEnd>(Side::kSource, source, options_, launcher_, events_);
       // The source walks its tree while the sink's ssh session comes up; its
       // list waits in the event queue until Transfer reads it.
       OpenSource();
-      sink_ = std::make_unique<ServerEnd>(Side::kSink, options_.destination, options_, events_);
+      sink_ = std::make_unique<ServerEnd>(Side::kSink, options_.destination, options_, launcher_,
+                                          events_);
       Transfer();
     } catch (const BraidError& e) {
       return Fail(e);
@@ -138,7 +140,28 @@ class Agent {
     source_->Send(open);
   }
 
+  /// The copy proper, once both ends said Hello: the file list to the sink,
+  /// where the sink listens to the source, then the data phase to both Dones.
   void Transfer() {
+    TransferParams params = MakeParams();
+    ReceiveFileList();
+    params.streams = StreamsWorthConnecting(params);
+    sink_->Send(MakeSinkOpen(params));
+    SinkReady ready = WaitForReady();
+    ReportResume(ready);
+    if (options_.verbose > 0) SayPlan(ready, params);
+    source_->Send(MakeSourceStart(std::move(ready), params));
+    if (options_.reverse) ConnectReverse();
+    if (report_) report_->Start(Elapsed());
+    StartStallWatch();
+    WatchDataPhase();
+    stall_.reset();
+    progress_->Complete(Elapsed(), bytes_);
+    if (report_) report_->Finish(Elapsed(), bytes_);
+  }
+
+  /// What both ends are told about the data streams, with a fresh secret.
+  TransferParams MakeParams() const {
     TransferParams params;
     params.streams = static_cast<std::uint16_t>(options_.streams);
     params.block_size = options_.block_size;
@@ -159,10 +182,10 @@ class Agent {
     params.port_min = options_.port_min;
     params.port_max = options_.port_max;
     params.family = static_cast<std::uint8_t>(options_.family);
+    return params;
+  }
 
-    ReceiveFileList();
-    params.streams = StreamsWorthConnecting(params);
-
+  SinkOpen MakeSinkOpen(const TransferParams& params) const {
     SinkOpen sink_open;
     sink_open.target = options_.destination.path;
     sink_open.top_count = static_cast<std::uint16_t>(options_.sources.size());
@@ -183,32 +206,34 @@ class Agent {
     sink_open.verify_kept = options_.verify_kept;
     sink_open.keep_partial = !options_.remove_partial;
     sink_open.fsync = options_.fsync;
-    sink_->Send(sink_open);
+    return sink_open;
+  }
 
-    SinkReady ready = WaitForReady();
-    ReportResume(ready);
-    if (options_.verbose > 0) {
-      std::string where = "the source will listen (-z)";
-      if (!ready.addresses.empty()) {
-        where =
-            "sink listening on " + ready.addresses.front() + " port " + std::to_string(ready.port);
-        if (ready.addresses.size() > 1) {
-          where += " (and " + std::to_string(ready.addresses.size() - 1) + " other addresses)";
-        }
-      }
-      std::fprintf(stderr, "braid: %zu files, %s; %s; %d streams\n", files_,
-                   total_ ? FormatBytes(*total_).c_str() : "size unknown", where.c_str(),
-                   static_cast<int>(params.streams));
-      if (options_.tos >= 0) {
-        std::fprintf(stderr, "braid: qos: tos 0x%02x\n", static_cast<unsigned>(options_.tos));
-      }
-      if (!options_.congestion_control.empty()) {
-        std::fprintf(stderr, "braid: congestion control: %s\n",
-                     options_.congestion_control.c_str());
+  /// -v: what is about to be copied, where the sink listens, and the network options.
+  void SayPlan(const SinkReady& ready, const TransferParams& params) const {
+    std::string where = "the source will listen (-z)";
+    if (!ready.addresses.empty()) {
+      where =
+          "sink listening on " + ready.addresses.front() + " port " + std::to_string(ready.port);
+      if (ready.addresses.size() > 1) {
+        where += " (and " + std::to_string(ready.addresses.size() - 1) + " other addresses)";
       }
     }
+    std::fprintf(stderr, "braid: %zu files, %s; %s; %d streams\n", files_,
+                 total_ ? FormatBytes(*total_).c_str() : "size unknown", where.c_str(),
+                 static_cast<int>(params.streams));
+    if (options_.tos >= 0) {
+      std::fprintf(stderr, "braid: qos: tos 0x%02x\n", static_cast<unsigned>(options_.tos));
+    }
+    if (!options_.congestion_control.empty()) {
+      std::fprintf(stderr, "braid: congestion control: %s\n", options_.congestion_control.c_str());
+    }
+  }
+
+  /// Where the source connects (or, with -z, listens), and what the sink already has.
+  SourceStart MakeSourceStart(SinkReady ready, const TransferParams& params) const {
     SourceStart start;
-    start.addresses = ready.addresses;
+    start.addresses = std::move(ready.addresses);
     start.port = ready.port;
     start.params = params;
     start.resume = std::move(ready.resume);
@@ -220,27 +245,33 @@ class Agent {
         start.listen_address = sink_->is_remote() ? sink_->local_address() : "127.0.0.1";
       }
     }
-    source_->Send(start);
-    if (options_.reverse) {
-      SourceReady listening = WaitForSource();
-      if (options_.verbose > 0) {
-        std::fprintf(stderr, "braid: -z: source listening on %s port %u\n",
-                     listening.addresses.front().c_str(), listening.port);
-      }
-      sink_->Send(SinkConnect{listening.addresses, listening.port});
-    }
-    if (report_) report_->Start(Elapsed());
-    if (options_.stall_timeout > 0) {
-      stall_.emplace(
-          std::chrono::duration_cast<StallWatch::Clock::duration>(
-              std::chrono::duration<double>(options_.stall_timeout)),
-          std::chrono::steady_clock::now(),
-          std::array<std::string, 2>{EndName(*source_, "source"), EndName(*sink_, "sink")},
-          // A pipe's producer may pause; with -E the source reads what the sink
-          // kept (to hash it) without sending any of it.
-          stream_source_ || (options_.hash != HashAlgorithm::kNone && skipped_bytes_ > 0));
-    }
+    return start;
+  }
 
+  /// -z: the source says where it listens, and the sink is sent there.
+  void ConnectReverse() {
+    SourceReady listening = WaitForSource();
+    if (options_.verbose > 0) {
+      std::fprintf(stderr, "braid: -z: source listening on %s port %u\n",
+                   listening.addresses.front().c_str(), listening.port);
+    }
+    sink_->Send(SinkConnect{listening.addresses, listening.port});
+  }
+
+  /// --stall-timeout: from here on, the sink's counts must move.
+  void StartStallWatch() {
+    if (options_.stall_timeout <= 0) return;
+    stall_.emplace(std::chrono::duration_cast<StallWatch::Clock::duration>(
+                       std::chrono::duration<double>(options_.stall_timeout)),
+                   std::chrono::steady_clock::now(),
+                   std::array<std::string, 2>{EndName(*source_, "source"), EndName(*sink_, "sink")},
+                   // A pipe's producer may pause; with -E the source reads what the sink
+                   // kept (to hash it) without sending any of it.
+                   stream_source_ || (options_.hash != HashAlgorithm::kNone && skipped_bytes_ > 0));
+  }
+
+  /// Shows progress until both ends are Done.
+  void WatchDataPhase() {
     std::optional<std::uint64_t> to_send = total_;
     if (to_send) *to_send -= std::min(*to_send, skipped_bytes_);
     progress_ = std::make_unique<ProgressDisplay>(options_.progress_interval, to_send);
@@ -250,17 +281,7 @@ class Agent {
       AgentEvent ev = Next();
       ControlMessage& m = *ev.message;
       if (auto* p = std::get_if<Progress>(&m)) {
-        if (stall_) {
-          stall_->OnProgress(static_cast<int>(ev.side), p->bytes, p->files_done,
-                             std::chrono::steady_clock::now());
-        }
-        if (ev.side == Side::kSink) bytes_ = p->bytes;
-        if (ev.side == Side::kSource) max_active_ = std::max(max_active_, p->active_streams);
-        if (!p->controller_note.empty() && options_.verbose > 0) {
-          std::fprintf(stderr, "braid: streams: %s\n", p->controller_note.c_str());
-        }
-        streams_ = std::max(streams_, p->streams);
-        if (report_) report_->OnProgress(Elapsed(), ev.side == Side::kSource, *p, bytes_);
+        OnProgress(ev.side, *p);
       } else if (auto* d = std::get_if<FileDone>(&m); d && ev.side == Side::kSink) {
         done_files_.push_back(*d);
       } else if (auto* done = std::get_if<Done>(&m)) {
@@ -277,9 +298,20 @@ class Agent {
         Unexpected(ev);
       }
     }
-    stall_.reset();
-    progress_->Complete(Elapsed(), bytes_);
-    if (report_) report_->Finish(Elapsed(), bytes_);
+  }
+
+  void OnProgress(Side side, const Progress& p) {
+    if (stall_) {
+      stall_->OnProgress(static_cast<int>(side), p.bytes, p.files_done,
+                         std::chrono::steady_clock::now());
+    }
+    if (side == Side::kSink) bytes_ = p.bytes;
+    if (side == Side::kSource) max_active_ = std::max(max_active_, p.active_streams);
+    if (!p.controller_note.empty() && options_.verbose > 0) {
+      std::fprintf(stderr, "braid: streams: %s\n", p.controller_note.c_str());
+    }
+    streams_ = std::max(streams_, p.streams);
+    if (report_) report_->OnProgress(Elapsed(), side == Side::kSource, p, bytes_);
   }
 
   /// -s auto connects no more streams than the data has blocks: a stream that would carry
@@ -504,7 +536,11 @@ class Agent {
     }
   }
 
+  // One thread: everything below is the agent's own thread's (Run and what it
+  // calls), except events_, which the ends' reader threads push into (it locks
+  // inside). The ends' threads never touch the Agent itself.
   const Options& options_;
+  ServerLauncher& launcher_;
   std::chrono::steady_clock::time_point start_;
   BlockingQueue<AgentEvent> events_;
   std::unique_ptr<ServerEnd> source_;
@@ -530,9 +566,9 @@ class Agent {
 
 void RequestInterrupt(int signal_number) { g_interrupt.store(signal_number); }
 
-int RunAgent(const Options& options) {
+int RunAgent(const Options& options, ServerLauncher& launcher) {
   try {
-    return Agent(options).Run();
+    return Agent(options, launcher).Run();
   } catch (const BraidError& e) {
     std::fprintf(stderr, "braid: %s\n", e.what());
     return ExitCodeFor(e.code());

@@ -7,8 +7,12 @@
 
 namespace braid {
 
-/// Runs the copy; prints errors and returns the exit status.
-int RunAgent(const Options& options);
+class ServerLauncher;
+
+/// Runs the copy, starting its ends through `launcher` (main passes a
+/// ProcessServerLauncher; tests, servers of their own); prints errors and
+/// returns the exit status.
+int RunAgent(const Options& options, ServerLauncher& launcher);
 
 /// Set from a signal handler: stop the transfer, keep what is durable.
 void RequestInterrupt(int signal_number);

@@ -23,6 +23,8 @@ class FileListCheck {
   void Check(const FileEntry& entry);
 
  private:
+  // No lock: only the agent's own thread uses a FileListCheck (agent/agent.cc);
+  // the ends' reader threads reach the agent through its event queue only.
   std::vector<std::optional<std::string>> names_;  ///< nullopt: learnt from the first entry
   bool recursive_;
   std::uint32_t next_id_ = 0;

@@ -2,40 +2,25 @@
 
 #include <cstdio>
 
-#include "launch/local_server.h"
 #include "launch/ssh_command_server.h"
-#include "security/ssh/ssh_connection.h"
 
 namespace braid {
 ServerEnd::ServerEnd(Side side, const Endpoint& endpoint, const Options& options,
-                     BlockingQueue<AgentEvent>& events)
+                     ServerLauncher& launcher, BlockingQueue<AgentEvent>& events)
     : side_(side), label_(endpoint.host), events_(events) {
   auto print_stderr = [](const std::string& host, std::string_view text) {
     std::fprintf(stderr, "%s: %.*s", host.c_str(), static_cast<int>(text.size()), text.data());
     if (!text.empty() && text.back() != '\n') std::fputc('\n', stderr);
   };
-  if (endpoint.is_remote() && !options.ssh_command.empty()) {
-    // -S: the user's own ssh client, with everything in their ssh setup.
-    command_ = options.remote_command + " --serve";
-    channel_ = SpawnSshCommand({options.ssh_command, endpoint.host, endpoint.user, options.ssh_port,
-                                options.identity_files, options.accept_new_host_key, command_},
-                               print_stderr);
-  } else if (endpoint.is_remote()) {
-    SshTarget target;
-    target.host = endpoint.host;
-    target.user = endpoint.user;
-    target.port = options.ssh_port;
-    target.identity_files = options.identity_files;
-    target.accept_new_host_key = options.accept_new_host_key;
-    ssh_ = SshConnection::Open(target);
-    // -T is a command line the user wrote for the remote shell, used as is.
-    command_ = options.remote_command + " --serve";
-    channel_ = ssh_->Exec(command_, print_stderr);
-  } else {
-    command_ = "braid --serve";
-    channel_ = SpawnLocalServer();
-  }
+  LaunchedServer launched = launcher.Launch(side, endpoint, options, print_stderr);
+  channel_ = std::move(launched.channel);
+  command_ = std::move(launched.command);
   control_ = std::make_unique<ControlChannel>(*channel_);
+  Greet();
+  reader_ = std::thread([this] { ReadLoop(); });
+}
+
+void ServerEnd::Greet() {
   Hello hello;
   hello.label = label_;
   std::optional<ControlMessage> reply;
@@ -44,20 +29,21 @@ ServerEnd::ServerEnd(Side side, const Endpoint& endpoint, const Options& options
     reply = control_->Receive();
   } catch (const BraidError& e) {
     if (e.code() != ErrorCode::kProtocol) throw DescribeEnd();
-    throw BraidError(ErrorCode::kProtocol, (label_.empty() ? std::string("local server") : label_) +
-                                               " did not answer like braid --serve (" + e.what() +
-                                               "); check -T");
+    throw BraidError(ErrorCode::kProtocol, ServerName() + " did not answer like braid --serve (" +
+                                               e.what() + "); check -T");
   }
   if (!reply) throw DescribeEnd();
   if (auto* err = std::get_if<ErrorMessage>(&*reply)) throw BraidError(err->code, err->message);
   auto* hr = std::get_if<HelloReply>(&*reply);
   if (hr == nullptr || hr->version != kProtocolVersion) {
-    throw BraidError(ErrorCode::kProtocol,
-                     "protocol error: " + (label_.empty() ? std::string("local server") : label_) +
-                         " did not answer like braid --serve (check -T)");
+    throw BraidError(ErrorCode::kProtocol, "protocol error: " + ServerName() +
+                                               " did not answer like braid --serve (check -T)");
   }
   hello_ = *hr;
-  reader_ = std::thread([this] { ReadLoop(); });
+}
+
+std::string ServerEnd::ServerName() const {
+  return label_.empty() ? std::string("local server") : label_;
 }
 
 ServerEnd::~ServerEnd() {
@@ -91,7 +77,7 @@ void ServerEnd::ReadLoop() {
     events_.Push(std::move(event));
     if (end) break;
   }
-  std::lock_guard lock(reader_mu_);
+  MutexLock lock(reader_mu_);
   reader_done_ = true;
   reader_cv_.notify_all();
 }
@@ -117,15 +103,20 @@ void ServerEnd::Close(const std::optional<std::string>& abort_reason,
   } catch (const BraidError&) {
     // Already gone: nothing to tell it.
   }
-  if (reader_.joinable()) {
-    std::unique_lock lock(reader_mu_);
-    if (!reader_cv_.wait_for(lock, grace, [this] { return reader_done_; })) {
-      lock.unlock();
-      channel_->Abandon();
-    }
-  }
+  if (reader_.joinable() && !WaitForReader(grace)) channel_->Abandon();
   if (reader_.joinable()) reader_.join();
   channel_->ExitStatus();
+}
+
+bool ServerEnd::WaitForReader(std::chrono::milliseconds grace) {
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  MutexLock lock(reader_mu_);
+  while (!reader_done_) {
+    if (reader_cv_.wait_until(lock.native(), deadline) == std::cv_status::timeout) {
+      return reader_done_;
+    }
+  }
+  return true;
 }
 
 std::string ServerEnd::local_address() const {

@@ -1,27 +1,25 @@
 #pragma once
-/// The agent's handle on one `braid --serve`: how it was started (local child
-/// or ssh exec), its control channel, and a reader thread that turns incoming
-/// messages into events on the agent's queue.
+/// The agent's handle on one `braid --serve`: its control channel (from a
+/// ServerLauncher, which knows how the server was started), the Hello
+/// exchange, and a reader thread that turns incoming messages into events on
+/// the agent's queue.
 
 #include <chrono>
 #include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "braid/byte_stream.h"
 #include "braid/endpoint.h"
+#include "braid/mutex.h"
 #include "braid/options.h"
+#include "launch/server_launcher.h"
 #include "proto/control_channel.h"
 #include "session/blocking_queue.h"
 
 namespace braid {
-
-class SshConnection;
-
-enum class Side { kSource = 0, kSink = 1 };
 
 struct AgentEvent {
   Side side = Side::kSource;
@@ -31,9 +29,9 @@ struct AgentEvent {
 
 class ServerEnd {
  public:
-  /// Starts the server for `endpoint` (a local child, or over ssh) and says
-  /// Hello. Throws BraidError: ssh errors, kRemoteMissing, kPeerLost.
-  ServerEnd(Side side, const Endpoint& endpoint, const Options& options,
+  /// Starts the server for `endpoint` through `launcher` and says Hello.
+  /// Throws BraidError: the launcher's (ssh errors), kRemoteMissing, kPeerLost.
+  ServerEnd(Side side, const Endpoint& endpoint, const Options& options, ServerLauncher& launcher,
             BlockingQueue<AgentEvent>& events);
   ~ServerEnd();
   ServerEnd(const ServerEnd&) = delete;
@@ -60,21 +58,33 @@ class ServerEnd {
   BraidError DescribeEnd();
 
  private:
+  /// Hello and its reply; throws what DescribeEnd says, or kProtocol for a
+  /// peer that is not braid --serve.
+  void Greet();
   void ReadLoop();
+  /// Whether the reader ended within `grace`.
+  bool WaitForReader(std::chrono::milliseconds grace);
+  /// "local server" or the host, for messages about an answer.
+  std::string ServerName() const;
 
+  // The fields below are set in the constructor, before reader_ starts, and
+  // only read after that, unless said otherwise.
   Side side_;
   std::string label_;
   std::string command_;
-  std::unique_ptr<SshConnection> ssh_;
+  /// Thread-safe where it is shared: the reader thread reads (ReadSome) while
+  /// the agent's thread writes (WriteAll, CloseWrite) or Abandons it.
   std::unique_ptr<ServerChannel> channel_;
+  /// Receive is the reader thread's alone (after Greet); Send locks inside.
   std::unique_ptr<ControlChannel> control_;
-  BlockingQueue<AgentEvent>& events_;
+  BlockingQueue<AgentEvent>& events_;  ///< thread-safe
   HelloReply hello_;
+  /// Started by the constructor and joined by Close, both on the agent's thread.
   std::thread reader_;
-  std::mutex reader_mu_;
-  std::condition_variable reader_cv_;
-  bool reader_done_ = false;  ///< ReadLoop has returned; guarded by reader_mu_
-  bool closed_ = false;
+  Mutex reader_mu_;
+  std::condition_variable reader_cv_;                      ///< signals reader_done_
+  bool reader_done_ BRAID_GUARDED_BY(reader_mu_) = false;  ///< ReadLoop has returned
+  bool closed_ = false;  ///< the agent's thread only (Close, the destructor)
 };
 
 }  // namespace braid

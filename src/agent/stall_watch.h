@@ -45,6 +45,8 @@ class StallWatch {
   std::optional<std::string> Check(Clock::time_point now) const;
 
  private:
+  // No lock: only the agent's own thread uses a StallWatch (agent/agent.cc);
+  // the ends' reader threads reach the agent through its event queue only.
   struct EndState {
     Clock::time_point last_message;
     std::uint64_t bytes = 0;

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "braid/byte_stream.h"
-#include "security/ssh/ssh_connection.h"
 
 namespace braid {
 

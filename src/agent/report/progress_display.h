@@ -23,6 +23,8 @@ class ProgressDisplay {
   bool active() const { return mode_ != Mode::kSilent; }
 
  private:
+  // No lock: only the agent's own thread uses a ProgressDisplay (agent/agent.cc);
+  // the ends' reader threads reach the agent through its event queue only.
   enum class Mode { kSilent, kLines, kBar } mode_;
   double interval_s_;
   std::optional<std::uint64_t> total_;

@@ -62,6 +62,8 @@ class RateMeter {
   std::uint64_t BytesSinceStart() const;
 
  private:
+  // No lock: only the agent's own thread uses a RateMeter (in its ProgressDisplay);
+  // the ends' reader threads reach the agent through its event queue only.
   struct Sample {
     double time_s;
     std::uint64_t bytes;

@@ -65,6 +65,8 @@ class IntervalRecorder {
   std::vector<StreamTotals> Totals() const;
 
  private:
+  // No lock: only the agent's own thread uses a IntervalRecorder (agent/agent.cc);
+  // the ends' reader threads reach the agent through its event queue only.
   struct StreamState {
     StreamSample latest;
     StreamSample at_close;  ///< the sample the previous interval ended with

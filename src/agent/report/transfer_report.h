@@ -41,6 +41,8 @@ class TransferReport {
   void PrintJson(ReportEnd end);
 
  private:
+  // No lock: only the agent's own thread uses a TransferReport (agent/agent.cc);
+  // the ends' reader threads reach the agent through its event queue only.
   void Add(ReportInterval interval);
   void CloseCsv();
 
