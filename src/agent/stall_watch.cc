@@ -24,21 +24,21 @@ StallWatch::StallWatch(Clock::duration timeout, Clock::time_point now,
   for (EndState& e : ends_) e.last_message = now;
 }
 
-void StallWatch::OnMessage(int end, Clock::time_point now) { ends_.at(end).last_message = now; }
+void StallWatch::OnMessage(int end, Clock::time_point now) { ends_.at(static_cast<std::size_t>(end)).last_message = now; }
 
 void StallWatch::OnProgress(int end, std::uint64_t bytes, std::uint64_t files,
                             Clock::time_point now) {
-  EndState& e = ends_.at(end);
+  EndState& e = ends_.at(static_cast<std::size_t>(end));
   e.last_message = now;
   if (end == 1 && (bytes != e.bytes || files != e.files)) last_progress_ = now;
   e.bytes = bytes;
   e.files = files;
 }
 
-void StallWatch::OnDone(int end) { ends_.at(end).done = true; }
+void StallWatch::OnDone(int end) { ends_.at(static_cast<std::size_t>(end)).done = true; }
 
 bool StallWatch::Silent(int end, Clock::time_point now) const {
-  const EndState& e = ends_.at(end);
+  const EndState& e = ends_.at(static_cast<std::size_t>(end));
   return !e.done && now - e.last_message >= kSilentAfter;
 }
 
@@ -53,7 +53,7 @@ std::optional<std::string> StallWatch::Check(Clock::time_point now) const {
           Seconds(now - std::max(ends_[0].last_message, ends_[1].last_message)) +
           " (both stopped, or the agent's own connections hang?)";
   } else if (source_silent || sink_silent) {
-    const int end = sink_silent ? 1 : 0;
+    const std::size_t end = sink_silent ? 1 : 0;
     why = names_[end] + " has sent nothing for " + Seconds(now - ends_[end].last_message) +
           " (stopped, hung, or its host overloaded?)";
   } else if (source_may_pause_) {
