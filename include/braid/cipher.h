@@ -3,12 +3,13 @@
 /// and its key size. Header-only vocabulary shared by the command line, the
 /// wire codecs and security/crypto's frame sealing.
 
-#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <optional>
 #include <string_view>
+
+#include "braid/name_match.h"
 
 namespace braid {
 
@@ -46,13 +47,7 @@ constexpr std::size_t CipherKeySize(Cipher c) { return InfoOf(c).key_size; }
 /// The cipher a user named, in any letter case; nullopt for anything else.
 inline std::optional<Cipher> ParseCipherName(std::string_view text) {
   for (std::size_t i = 0; i < std::size(kCipherInfo); ++i) {
-    std::string_view name = kCipherInfo[i].name;
-    if (text.size() != name.size()) continue;
-    bool same = true;
-    for (std::size_t k = 0; k < name.size() && same; ++k) {
-      same = std::tolower(static_cast<unsigned char>(text[k])) == name[k];
-    }
-    if (same) return static_cast<Cipher>(i);
+    if (MatchesName(text, kCipherInfo[i].name)) return static_cast<Cipher>(i);
   }
   return std::nullopt;
 }

@@ -3,12 +3,13 @@
 /// `*sum` tools spell it, and its digest length. Header-only vocabulary shared
 /// by the command line, the wire codecs and security/file_digest.
 
-#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <optional>
 #include <string_view>
+
+#include "braid/name_match.h"
 
 namespace braid {
 
@@ -49,13 +50,7 @@ constexpr std::string_view HashDisplayName(HashAlgorithm a) { return InfoOf(a).d
 /// (bbcp's "%md5", "md5=HEX", "a32", "c32" included).
 inline std::optional<HashAlgorithm> ParseHashName(std::string_view text) {
   for (HashAlgorithm a : {HashAlgorithm::kMd5, HashAlgorithm::kSha256, HashAlgorithm::kXxh128}) {
-    std::string_view name = HashName(a);
-    if (text.size() != name.size()) continue;
-    bool same = true;
-    for (std::size_t i = 0; i < name.size() && same; ++i) {
-      same = std::tolower(static_cast<unsigned char>(text[i])) == name[i];
-    }
-    if (same) return a;
+    if (MatchesName(text, HashName(a))) return a;
   }
   return std::nullopt;
 }

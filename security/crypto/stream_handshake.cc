@@ -43,6 +43,19 @@ std::array<std::uint8_t, N> ToArray(std::span<const std::uint8_t> s) {
   return a;
 }
 
+/// A stream's two keys as the connector (`connector`) or the listener sees them.
+StreamKeys KeysOf(Cipher cipher, const Secret& secret, const SessionId& session,
+                  std::uint16_t index, const Nonce& connector_nonce, const Nonce& listener_nonce,
+                  bool connector) {
+  auto key = [&](StreamDirection direction) {
+    return DeriveStreamKey(cipher, secret, session, index, connector_nonce, listener_nonce,
+                           direction);
+  };
+  StreamKey to_listener = key(StreamDirection::kConnectorToListener);
+  StreamKey to_connector = key(StreamDirection::kListenerToConnector);
+  return connector ? StreamKeys{to_listener, to_connector} : StreamKeys{to_connector, to_listener};
+}
+
 }  // namespace
 
 HandshakeConnector::HandshakeConnector(const Secret& secret, const SessionId& session,
@@ -76,10 +89,7 @@ std::vector<std::uint8_t> HandshakeConnector::OnChallenge(std::span<const std::u
 
 StreamKeys HandshakeConnector::Keys(Cipher cipher) const {
   if (!proven_) std::abort();  // a bug: keys of an unauthenticated stream
-  return {DeriveStreamKey(cipher, secret_, session_, stream_index_, nonce_, peer_nonce_,
-                          StreamDirection::kConnectorToListener),
-          DeriveStreamKey(cipher, secret_, session_, stream_index_, nonce_, peer_nonce_,
-                          StreamDirection::kListenerToConnector)};
+  return KeysOf(cipher, secret_, session_, stream_index_, nonce_, peer_nonce_, true);
 }
 
 HandshakeListener::HandshakeListener(const Secret& secret, const SessionId& session,
@@ -120,10 +130,7 @@ std::uint16_t HandshakeListener::OnProof(std::span<const std::uint8_t> proof) {
 
 StreamKeys HandshakeListener::Keys(Cipher cipher) const {
   if (!proven_) std::abort();  // a bug: keys of an unauthenticated stream
-  return {DeriveStreamKey(cipher, secret_, session_, stream_index_, peer_nonce_, nonce_,
-                          StreamDirection::kListenerToConnector),
-          DeriveStreamKey(cipher, secret_, session_, stream_index_, peer_nonce_, nonce_,
-                          StreamDirection::kConnectorToListener)};
+  return KeysOf(cipher, secret_, session_, stream_index_, peer_nonce_, nonce_, false);
 }
 
 }  // namespace braid
