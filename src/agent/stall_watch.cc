@@ -24,7 +24,9 @@ StallWatch::StallWatch(Clock::duration timeout, Clock::time_point now,
   for (EndState& e : ends_) e.last_message = now;
 }
 
-void StallWatch::OnMessage(int end, Clock::time_point now) { ends_.at(static_cast<std::size_t>(end)).last_message = now; }
+void StallWatch::OnMessage(int end, Clock::time_point now) {
+  ends_.at(static_cast<std::size_t>(end)).last_message = now;
+}
 
 void StallWatch::OnProgress(int end, std::uint64_t bytes, std::uint64_t files,
                             Clock::time_point now) {
