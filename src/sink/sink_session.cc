@@ -111,6 +111,7 @@ struct SinkSession::Impl {
                  TransferState& state);
   void WaitUntilFinished(const TransferState& state);
   void JoinReceivers();
+  void CloseStreams();
 
   // The pass/resend protocol around `passes`.
   /// Stream `stream` sent its pass end; waits for the decision and sends it.
@@ -154,6 +155,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   callbacks.ready(s.Ready(std::move(prepared.resumed)));
   s.ReceiveAll(callbacks, state_);
   if (auto e = state_.error()) {
+    s.CloseStreams();
     std::optional<Kept> kept = s.checkpoints->KeepPartials();
     if (kept && callbacks.kept) callbacks.kept(*kept);
     throw *e;
@@ -397,6 +399,14 @@ void SinkSession::Impl::JoinReceivers() {
     threads.swap(receivers);
   }
   for (auto& t : threads) t.join();
+}
+
+/// Once the receivers are joined, after a failure. Unread data makes the
+/// close a reset: the source stops at once, where a shut-down stream with a
+/// full window would leave it blocked until the agent's Abort.
+void SinkSession::Impl::CloseStreams() {
+  MutexLock lock(mutex);
+  sockets.clear();
 }
 
 bool SinkSession::Impl::AwaitDecision(DataSocket& socket, std::size_t stream,

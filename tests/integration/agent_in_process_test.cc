@@ -109,7 +109,9 @@ TEST_F(AgentInProcessTest, ReverseSourceListensOnOurAddressTowardARemoteSink) {
 /// streams close and the source loses them all (the echo). `first` says whose
 /// error the agent hears first; the cause is reported either way.
 void ExpectTheSinksCauseReported(const AgentRun& run, ErrorOrder* order) {
-  EXPECT_TRUE(order->Kept()) << "both ends should have failed, in the chosen order\n" << run.err;
+  EXPECT_TRUE(order->Kept()) << "both ends should have failed, in the chosen order: "
+                             << order->Describe() << "\n"
+                             << run.err;
   EXPECT_EQ(run.exit_code, ExitCodeFor(ErrorCode::kTargetUnwritable)) << run.err;
   std::smatch line;
   ASSERT_TRUE(std::regex_search(run.err, line, std::regex("braid: [^\n]*File too large[^\n]*")))

@@ -185,6 +185,16 @@ bool ErrorOrder::Kept() {
   return sent_[0] && sent_[1] && !gave_up_;
 }
 
+std::string ErrorOrder::Describe() {
+  MutexLock lock(mu_);
+  std::string out;
+  for (std::size_t i = 0; i < 2; ++i) {
+    out += std::string(i == 0 ? "source" : "sink") + (produced_[i] ? " produced" : " silent") +
+           (sent_[i] ? " sent; " : "; ");
+  }
+  return out + (gave_up_ ? "gave up" : "in time");
+}
+
 InProcessLauncher::InProcessLauncher() {
   // As main does, though FdByteStream sends with MSG_NOSIGNAL anyway.
   ::signal(SIGPIPE, SIG_IGN);

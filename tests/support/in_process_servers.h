@@ -43,6 +43,8 @@ class ErrorOrder {
   void AfterError(Side side);
   /// True when both ends sent an error and `first`'s reached the agent first.
   bool Kept();
+  /// What each end did, for a failure message.
+  std::string Describe();
 
  private:
   const Side first_;
