@@ -19,13 +19,14 @@ class ConnectAttempt : public std::enable_shared_from_this<ConnectAttempt> {
  public:
   ConnectAttempt(asio::io_context& io, const std::vector<std::string>& addresses,
                  std::uint16_t port, const Secret& secret, const SessionId& session,
-                 std::uint16_t index, const SocketTuning& tuning,
+                 std::uint16_t index, Cipher cipher, const SocketTuning& tuning,
                  std::chrono::steady_clock::duration timeout, ConnectResult& result)
       : socket_(io),
         timer_(io),
         addresses_(addresses),
         port_(port),
         index_(index),
+        cipher_(cipher),
         tuning_(tuning),
         timeout_(timeout),
         result_(result),
@@ -119,6 +120,7 @@ class ConnectAttempt : public std::enable_shared_from_this<ConnectAttempt> {
     stream.index = index_;
     stream.peer = Where();
     stream.fd = UniqueFd(socket_.release());
+    if (cipher_ != Cipher::kNone) stream.keys = handshake_.Keys(cipher_);
     result_.streams.push_back(std::move(stream));
   }
 
@@ -127,6 +129,7 @@ class ConnectAttempt : public std::enable_shared_from_this<ConnectAttempt> {
   const std::vector<std::string>& addresses_;
   std::uint16_t port_;
   std::uint16_t index_;
+  Cipher cipher_;
   SocketTuning tuning_;
   std::chrono::steady_clock::duration timeout_;
   ConnectResult& result_;
@@ -143,13 +146,13 @@ class ConnectAttempt : public std::enable_shared_from_this<ConnectAttempt> {
 
 ConnectResult ConnectDataStreams(const std::vector<std::string>& addresses, std::uint16_t port,
                                  const Secret& secret, const SessionId& session,
-                                 std::uint16_t count, const SocketTuning& tuning,
+                                 std::uint16_t count, Cipher cipher, const SocketTuning& tuning,
                                  std::chrono::steady_clock::duration timeout) {
   ConnectResult result;
   asio::io_context io{1};
   for (std::uint16_t i = 0; i < count; ++i) {
-    std::make_shared<ConnectAttempt>(io, addresses, port, secret, session, i, tuning, timeout,
-                                     result)
+    std::make_shared<ConnectAttempt>(io, addresses, port, secret, session, i, cipher, tuning,
+                                     timeout, result)
         ->Start();
   }
   io.run();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/cipher.h"
 #include "security/crypto/session_secret.h"
 #include "transport/authenticated_stream.h"
 #include "transport/socket_tuning.h"
@@ -17,11 +18,12 @@ struct ConnectResult {
   std::string last_error;                    ///< why the last failure failed
 };
 
-/// Each stream tries `addresses` in order with `timeout` per attempt.
-/// Never throws for a failed connection; the caller decides if too few made it.
+/// Each stream tries `addresses` in order with `timeout` per attempt, and
+/// carries its keys under `cipher` (none for kNone). Never throws for a failed connection; the
+/// caller decides if too few made it.
 ConnectResult ConnectDataStreams(const std::vector<std::string>& addresses, std::uint16_t port,
                                  const Secret& secret, const SessionId& session,
-                                 std::uint16_t count, const SocketTuning& tuning,
+                                 std::uint16_t count, Cipher cipher, const SocketTuning& tuning,
                                  std::chrono::steady_clock::duration timeout);
 
 }  // namespace braid

@@ -23,6 +23,7 @@ struct AcceptState {
   const Secret& secret;
   const SessionId& session;
   std::uint16_t limit;
+  Cipher cipher;
   const std::function<void(AuthenticatedStream)>& on_stream;
   std::atomic<int>& rejected;
   tcp::acceptor& acceptor;
@@ -116,6 +117,7 @@ class ListenerHandshake : public std::enable_shared_from_this<ListenerHandshake>
     stream.peer =
         peer_ec ? std::string("?") : peer.address().to_string() + ":" + std::to_string(peer.port());
     stream.fd = UniqueFd(socket_.release());
+    if (state_.cipher != Cipher::kNone) stream.keys = handshake_.Keys(state_.cipher);
     state_.on_stream(std::move(stream));
     if (++state_.delivered == state_.limit) state_.Finish();
   }
@@ -203,11 +205,11 @@ std::uint16_t DataListener::port() const {
 }
 
 void DataListener::Run(const Secret& secret, const SessionId& session, std::uint16_t limit,
-                       std::chrono::steady_clock::duration deadline,
+                       Cipher cipher, std::chrono::steady_clock::duration deadline,
                        const std::function<void(AuthenticatedStream)>& on_stream) {
-  AcceptState state{secret,    session,       limit,
-                    on_stream, rejected_,     impl_->acceptor,
-                    impl_->io, impl_->tuning, std::vector<bool>(limit, false)};
+  AcceptState state{
+      secret,    session,         limit,     cipher,        on_stream,
+      rejected_, impl_->acceptor, impl_->io, impl_->tuning, std::vector<bool>(limit, false)};
   asio::steady_timer timer(impl_->io);
   timer.expires_after(deadline);
   timer.async_wait([&state](boost::system::error_code ec) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "braid/cipher.h"
 #include "security/crypto/session_secret.h"
 #include "transport/authenticated_stream.h"
 #include "transport/socket_tuning.h"
@@ -31,9 +32,10 @@ class DataListener {
   const std::string& address() const { return address_; }
 
   /// Accepts until `limit` streams are authenticated, `deadline` passes or
-  /// Stop() is called; `on_stream` gets each stream as it is authenticated.
+  /// Stop() is called; `on_stream` gets each stream as it is authenticated,
+  /// with its keys under `cipher` (none for kNone).
   /// The listening socket is closed when this returns.
-  void Run(const Secret& secret, const SessionId& session, std::uint16_t limit,
+  void Run(const Secret& secret, const SessionId& session, std::uint16_t limit, Cipher cipher,
            std::chrono::steady_clock::duration deadline,
            const std::function<void(AuthenticatedStream)>& on_stream);
   /// Ends Run() early; safe from any thread.

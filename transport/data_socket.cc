@@ -18,6 +18,12 @@ DataSocket::DataSocket(UniqueFd fd, std::string peer) : fd_(std::move(fd)), peer
   if (flags >= 0) ::fcntl(fd_.get(), F_SETFL, flags & ~O_NONBLOCK);
 }
 
+DataSocket::DataSocket(AuthenticatedStream stream)
+    : DataSocket(std::move(stream.fd), std::move(stream.peer)) {
+  index_ = stream.index;
+  keys_ = std::move(stream.keys);
+}
+
 void DataSocket::Push() {
   // Turning Nagle off sends what it holds at once; turning it back on keeps
   // bulk frames in full segments (with it off, a 2 GiB copy onto tmpfs took
@@ -46,9 +52,18 @@ void DataSocket::Fail(const std::string& what, int err) const {
 
 void DataSocket::SendFrame(const FrameHeader& header, std::span<const std::uint8_t> payload) {
   FrameHeaderBytes head = EncodeFrameHeader(header);
-  iovec iov[2] = {{head.data(), head.size()},
-                  {const_cast<std::uint8_t*>(payload.data()), payload.size()}};
-  int iovcnt = payload.empty() ? 1 : 2;
+  SendParts(head, payload, {});
+}
+
+void DataSocket::SendParts(std::span<const std::uint8_t> head,
+                           std::span<const std::uint8_t> payload,
+                           std::span<const std::uint8_t> tail) {
+  iovec iov[3];
+  int iovcnt = 0;
+  for (std::span<const std::uint8_t> part : {head, payload, tail}) {
+    if (part.empty()) continue;
+    iov[iovcnt++] = {const_cast<std::uint8_t*>(part.data()), part.size()};
+  }
   iovec* cur = iov;
   while (iovcnt > 0) {
     msghdr msg{};

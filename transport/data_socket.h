@@ -4,10 +4,13 @@
 /// writev/recv is the cheapest path on loopback and needs no executor.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "braid/unique_fd.h"
+#include "transport/authenticated_stream.h"
 #include "transport/data_frame.h"
 
 namespace braid {
@@ -16,11 +19,18 @@ class DataSocket {
  public:
   /// Takes the descriptor and puts it in blocking mode (Asio leaves it non-blocking).
   DataSocket(UniqueFd fd, std::string peer);
+  /// The same for a stream the listener or connector authenticated; keeps its
+  /// index and keys until the stream's thread takes them (TakeKeys).
+  explicit DataSocket(AuthenticatedStream stream);
   DataSocket(const DataSocket&) = delete;
   DataSocket& operator=(const DataSocket&) = delete;
 
   /// Sends header and payload in one writev loop. Throws BraidError(kPeerLost).
   void SendFrame(const FrameHeader& header, std::span<const std::uint8_t> payload);
+  /// Sends the three parts of a frame (header, payload, tag; any may be
+  /// empty) in one writev loop. Throws BraidError(kPeerLost).
+  void SendParts(std::span<const std::uint8_t> head, std::span<const std::uint8_t> payload,
+                 std::span<const std::uint8_t> tail);
   /// Reads exactly `n` bytes. Returns false only on a clean end of stream
   /// before the first byte when `eof_ok`; throws BraidError(kPeerLost) otherwise.
   bool ReadExact(void* out, std::size_t n, bool eof_ok = false);
@@ -44,12 +54,21 @@ class DataSocket {
 
   int fd() const { return fd_.get(); }
   const std::string& peer() const { return peer_; }
+  /// The stream's index in its handshake (0 for a socket made from a bare fd).
+  std::uint16_t index() const { return index_; }
+  /// The keys, once: the thread that owns the stream builds its sealer and
+  /// opener from them (transport/frame_stream.h). Nullopt under --cipher none.
+  std::optional<StreamKeys> TakeKeys() { return std::exchange(keys_, std::nullopt); }
 
  private:
   [[noreturn]] void Fail(const std::string& what, int err) const;
 
   UniqueFd fd_;
   std::string peer_;
+  std::uint16_t index_ = 0;
+  /// Set by the constructor (acceptor or connecting thread), taken by the
+  /// stream's own thread before it sends or receives; never touched by both.
+  std::optional<StreamKeys> keys_;
 };
 
 }  // namespace braid

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/cipher.h"
 #include "braid/endpoint.h"
 #include "braid/fsync_policy.h"
 #include "braid/hash_algorithm.h"
@@ -34,6 +35,7 @@ struct Options {
   std::uint32_t block_size = kDefaultBlockSize;  ///< -B
   double progress_interval = 0;                  ///< -P seconds; 0 = bar on a TTY, else silent
   HashAlgorithm hash = HashAlgorithm::kNone;     ///< -E NAME / -e (md5)
+  Cipher cipher = Cipher::kAes128Gcm;            ///< --cipher; kNone = clear frames
   bool force = false;                            ///< -f
   bool recursive = false;                        ///< -r
   bool preserve = false;                         ///< -p

@@ -34,6 +34,12 @@ class FrameCipher {
   /// failed tag when opening.
   bool Run(std::span<const std::uint8_t> header, std::span<std::uint8_t> payload,
            std::span<std::uint8_t, kSealTagSize> tag) {
+    return Run(header, payload, payload, tag);
+  }
+  /// The same from `in` into `out` (the same size; may be the same bytes).
+  bool Run(std::span<const std::uint8_t> header, std::span<const std::uint8_t> in,
+           std::span<std::uint8_t> out, std::span<std::uint8_t, kSealTagSize> tag) {
+    if (out.size() != in.size()) std::abort();  // a caller's bug, not the peer's
     if (frames_ == std::numeric_limits<std::uint64_t>::max()) {
       throw BraidError(ErrorCode::kInternal, "a data stream sealed 2^64 frames under one key");
     }
@@ -44,9 +50,9 @@ class FrameCipher {
     }
     int len = 0;
     bool ok = Init(nullptr, nullptr, nonce) && Update(nullptr, header.data(), header.size(), len);
-    for (std::size_t done = 0; ok && done < payload.size();) {
-      const std::size_t piece = std::min<std::size_t>(payload.size() - done, INT_MAX / 2);
-      ok = Update(payload.data() + done, payload.data() + done, piece, len);
+    for (std::size_t done = 0; ok && done < in.size();) {
+      const std::size_t piece = std::min<std::size_t>(in.size() - done, INT_MAX / 2);
+      ok = Update(out.data() + done, in.data() + done, piece, len);
       done += piece;
     }
     if (ok && !encrypt_) ok = Ctrl(EVP_CTRL_AEAD_SET_TAG, tag.data());
@@ -54,7 +60,7 @@ class FrameCipher {
                          : EVP_DecryptFinal_ex(ctx_, nullptr, &len)) == 1;
     if (ok && encrypt_) ok = Ctrl(EVP_CTRL_AEAD_GET_TAG, tag.data());
     if (!ok) return false;
-    Count(payload.size());
+    Count(in.size());
     return true;
   }
   std::uint64_t frames() const { return frames_; }
@@ -116,6 +122,10 @@ FrameSealer::~FrameSealer() = default;
 void FrameSealer::Seal(std::span<const std::uint8_t> header, std::span<std::uint8_t> payload,
                        std::span<std::uint8_t, kSealTagSize> tag) {
   if (!cipher_->Run(header, payload, tag)) std::abort();  // encryption has no peer to blame
+}
+void FrameSealer::Seal(std::span<const std::uint8_t> header, std::span<const std::uint8_t> in,
+                       std::span<std::uint8_t> out, std::span<std::uint8_t, kSealTagSize> tag) {
+  if (!cipher_->Run(header, in, out, tag)) std::abort();
 }
 std::uint64_t FrameSealer::frames() const { return cipher_->frames(); }
 

@@ -42,6 +42,12 @@ class FrameSealer {
   /// the tag. Throws BraidError(kInternal) if the frame counter is spent.
   void Seal(std::span<const std::uint8_t> header, std::span<std::uint8_t> payload,
             std::span<std::uint8_t, kSealTagSize> tag);
+  /// The same, reading the payload from `in` and writing its ciphertext to
+  /// `out` (of the same size) in the same single pass: for a sender whose
+  /// buffer others still read (the -E hasher) or may send again on another
+  /// stream after this one dies.
+  void Seal(std::span<const std::uint8_t> header, std::span<const std::uint8_t> in,
+            std::span<std::uint8_t> out, std::span<std::uint8_t, kSealTagSize> tag);
   /// Frames sealed so far, across key updates.
   std::uint64_t frames() const;
 

@@ -182,6 +182,7 @@ class Agent {
     params.port_min = options_.port_min;
     params.port_max = options_.port_max;
     params.family = static_cast<std::uint8_t>(options_.family);
+    params.cipher = options_.cipher;
     return params;
   }
 
@@ -514,6 +515,7 @@ class Agent {
       if (options_.streams_auto) {
         over = "up to " + std::to_string(max_active_) + " of " + over + " (-s auto)";
       }
+      if (options_.cipher == Cipher::kNone) over += ", unencrypted";  // else sealed: the default
       std::fprintf(stderr, "braid: copied %s in %zu files in %.2f s (%s) over %s%s%s%s\n",
                    FormatBytes(bytes_).c_str(), files_, secs,
                    FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(),

@@ -35,7 +35,13 @@ void ServerEnd::Greet() {
   if (!reply) throw DescribeEnd();
   if (auto* err = std::get_if<ErrorMessage>(&*reply)) throw BraidError(err->code, err->message);
   auto* hr = std::get_if<HelloReply>(&*reply);
-  if (hr == nullptr || hr->version != kProtocolVersion) {
+  if (hr != nullptr && hr->version != kProtocolVersion) {
+    throw BraidError(ErrorCode::kProtocol,
+                     ServerName() + " speaks braid protocol version " +
+                         std::to_string(hr->version) + "; this braid speaks " +
+                         std::to_string(kProtocolVersion) + "; install matching versions");
+  }
+  if (hr == nullptr) {
     throw BraidError(ErrorCode::kProtocol, "protocol error: " + ServerName() +
                                                " did not answer like braid --serve (check -T)");
   }

@@ -145,6 +145,7 @@ struct RawArgs {
   std::string block_size;
   std::string progress;
   std::string hash;
+  std::string cipher;
   bool md5_short = false;
   std::string ssh_port;
   std::string size;
@@ -195,6 +196,11 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
                  "instructions) or xxh128 (fastest; not cryptographic)")
       ->type_name("NAME");
   app.add_flag("-e", raw.md5_short, "Same as -E md5");
+  app.add_option("--cipher", raw.cipher,
+                 "Encrypt and authenticate every data block: aes-128-gcm (default), aes-256-gcm, "
+                 "chacha20-poly1305 (CPUs without AES instructions), or none (clear blocks with a "
+                 "checksum, for closed networks)")
+      ->type_name("NAME");
   app.add_flag("-f,--force", options.force, "Overwrite existing files at the destination");
   app.add_flag("-r,--recursive", options.recursive, "Copy directories recursively");
   app.add_flag("-p,--preserve", options.preserve, "Preserve mode and modification times");
@@ -386,6 +392,14 @@ void ApplyHash(const CLI::App& app, const RawArgs& raw, Options& options) {
   }
 }
 
+/// --cipher: how the data streams are sealed.
+void ApplyCipher(const CLI::App& app, const RawArgs& raw, Options& options) {
+  if (app.count("--cipher") == 0) return;
+  std::optional<Cipher> cipher = ParseCipherName(raw.cipher);
+  if (!cipher) Fail("--cipher takes " + std::string(kCipherChoices) + ", got " + Quote(raw.cipher));
+  options.cipher = *cipher;
+}
+
 /// -T, -S, -i, --ssh-port: how the remote ends are reached.
 void ApplySshOptions(const CLI::App& app, const RawArgs& raw, Options& options) {
   if (options.remote_command.empty()) Fail("-T/--remote-cmd must not be empty");
@@ -407,6 +421,7 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   auto given = [&app](const char* name) { return app.count(name) > 0; };
   ApplyTransferSizes(app, raw, options);
   ApplyHash(app, raw, options);
+  ApplyCipher(app, raw, options);
   ApplySshOptions(app, raw, options);
   if (given("--progress")) options.progress_interval = ParseSeconds(raw.progress, "-P/--progress");
   if (given("--stall-timeout")) options.stall_timeout = ParseStallTimeout(raw.stall_timeout);

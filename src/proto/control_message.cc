@@ -99,6 +99,7 @@ void PutParams(WireWriter& w, const TransferParams& p) {
   w.U16(p.port_min);
   w.U16(p.port_max);
   w.U8(p.family);
+  w.U8(static_cast<std::uint8_t>(p.cipher));
 }
 TransferParams GetParams(WireReader& r) {
   TransferParams p;
@@ -139,6 +140,9 @@ TransferParams GetParams(WireReader& r) {
   }
   p.family = r.U8();
   if (p.family != 0 && p.family != 4 && p.family != 6) WireReader::Fail("unknown address family");
+  std::optional<Cipher> cipher = CipherFromWire(r.U8());
+  if (!cipher) WireReader::Fail("unknown cipher");
+  p.cipher = *cipher;
   return p;
 }
 

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "braid/cipher.h"
 #include "braid/error.h"
 #include "braid/file_entry.h"
 #include "braid/fsync_policy.h"
@@ -20,7 +21,8 @@
 
 namespace braid {
 
-constexpr std::uint16_t kProtocolVersion = 2;
+/// 3: data frames sealed (TransferParams.cipher, docs/protocol.md).
+constexpr std::uint16_t kProtocolVersion = 3;
 constexpr std::uint32_t kControlMagic = 0x42524149;  // "BRAI"
 constexpr std::size_t kMaxControlMessage = 16u << 20;
 constexpr std::size_t kMaxPathLength = 4096;
@@ -109,6 +111,8 @@ struct TransferParams {
   std::uint16_t port_min = 0;
   std::uint16_t port_max = 0;
   std::uint8_t family = 0;  ///< -4 / -6: 4 or 6 only; 0 = either
+  /// --cipher: how every data frame is sealed; kNone sends clear frames with XXH3.
+  Cipher cipher = Cipher::kAes128Gcm;
 };
 /// What a re-run does with the partial state an earlier run left.
 enum class ResumeMode : std::uint8_t {

@@ -47,7 +47,7 @@ std::vector<AuthenticatedStream> ConnectStreams(
     const std::vector<std::string>& addresses, std::uint16_t port, const TransferParams& p,
     const std::function<void(const std::string&)>& warn) {
   ConnectResult connected = ConnectDataStreams(addresses, port, p.secret, p.session, p.streams,
-                                               TuningFor(p), kConnectTimeout);
+                                               p.cipher, TuningFor(p), kConnectTimeout);
   if (connected.streams.empty()) {
     throw BraidError(ErrorCode::kDataConnect, "no data stream could connect to " + Join(addresses) +
                                                   " port " + std::to_string(port) + " (" +
@@ -77,7 +77,7 @@ void AcceptStreams(DataListener& listener, const TransferParams& p,
       if (idle_out || stop()) listener.Stop();
     }
   });
-  listener.Run(p.secret, p.session, p.streams, deadline, [&](AuthenticatedStream s) {
+  listener.Run(p.secret, p.session, p.streams, p.cipher, deadline, [&](AuthenticatedStream s) {
     {
       MutexLock lock(watch.mutex);
       ++watch.accepted;

@@ -27,6 +27,7 @@
 #include "sink/verify_feed.h"
 #include "transport/data_listener.h"
 #include "transport/data_socket.h"
+#include "transport/frame_stream.h"
 
 namespace braid {
 namespace {
@@ -116,7 +117,7 @@ struct SinkSession::Impl {
   // The pass/resend protocol around `passes`.
   /// Stream `stream` sent its pass end; waits for the decision and sends it.
   /// False: the stream is done (closed for writing, or the transfer failed).
-  bool AwaitDecision(DataSocket& socket, std::size_t stream, std::uint32_t announced,
+  bool AwaitDecision(FrameStream& frames, std::size_t stream, std::uint32_t announced,
                      TransferState& state);
   void OnStreamLost(const BraidError& e, std::size_t stream, TransferState& state);
   /// Called whenever a stream reaches its pass end or dies. Returns the error
@@ -320,7 +321,7 @@ void SinkSession::Impl::BringUpStreams(const SinkCallbacks& callbacks, TransferS
   const TransferParams& p = open.params;
   auto add = [&](AuthenticatedStream stream) { AddStream(std::move(stream), state); };
   if (listener) {
-    listener->Run(p.secret, p.session, p.streams, kAcceptDeadline, add);
+    listener->Run(p.secret, p.session, p.streams, p.cipher, kAcceptDeadline, add);
     return;
   }
   // -z: the source listens; the agent passes on where (Connect()).
@@ -341,7 +342,7 @@ std::optional<SinkConnect> SinkSession::Impl::WaitForConnect(const TransferState
 void SinkSession::Impl::AddStream(AuthenticatedStream stream, TransferState& state) {
   MutexLock lock(mutex);
   if (state.failed()) return;
-  sockets.push_back(std::make_unique<DataSocket>(std::move(stream.fd), stream.peer));
+  sockets.push_back(std::make_unique<DataSocket>(std::move(stream)));
   DataSocket* raw = sockets.back().get();
   std::size_t index = passes.Connect();
   state.streams = static_cast<std::uint16_t>(sockets.size());
@@ -353,7 +354,7 @@ void SinkSession::Impl::Receive(DataSocket& socket, std::size_t stream, Transfer
   try {
     StreamReceiver receiver(socket, open.params, *files, *pool, *writer, host);
     receiver.Run(state, [&](std::uint32_t announced) {
-      return AwaitDecision(socket, stream, announced, state);
+      return AwaitDecision(receiver.frames(), stream, announced, state);
     });
   } catch (const BraidError& e) {
     if (!LostOnItsOwn(e, state)) throw;
@@ -409,7 +410,7 @@ void SinkSession::Impl::CloseStreams() {
   sockets.clear();
 }
 
-bool SinkSession::Impl::AwaitDecision(DataSocket& socket, std::size_t stream,
+bool SinkSession::Impl::AwaitDecision(FrameStream& frames, std::size_t stream,
                                       std::uint32_t announced, TransferState& state) {
   MutexLock lock(mutex);
   std::uint64_t my_pass = passes.PassEnd(stream, announced);
@@ -422,17 +423,13 @@ bool SinkSession::Impl::AwaitDecision(DataSocket& socket, std::size_t stream,
   if (state.failed()) return false;
   if (passes.done()) {
     lock.Unlock();
-    ::shutdown(socket.fd(), SHUT_WR);
+    ::shutdown(frames.socket().fd(), SHUT_WR);
     return false;
   }
   std::vector<std::uint8_t> payload = EncodeResendList(passes.resend());
   std::uint64_t number = passes.pass();
   lock.Unlock();
-  socket.SendFrame(FrameHeader{.type = FrameType::kResend,
-                               .length = static_cast<std::uint32_t>(payload.size()),
-                               .offset = number,
-                               .checksum = PayloadChecksum(payload)},
-                   payload);
+  frames.Send(FrameHeader{.type = FrameType::kResend, .offset = number}, payload);
   return true;
 }
 

@@ -2,7 +2,6 @@
 
 #include <array>
 
-#include "security/crypto/payload_checksum.h"
 #include "transport/block_codec.h"
 
 namespace braid {
@@ -10,6 +9,7 @@ namespace braid {
 StreamReceiver::StreamReceiver(DataSocket& socket, const TransferParams& params, SinkFiles& files,
                                BufferPool& pool, BlockWriter& writer, const std::string& host)
     : socket_(socket),
+      frames_(socket, params.block_size),
       params_(params),
       files_(files),
       pool_(pool),
@@ -19,12 +19,12 @@ StreamReceiver::StreamReceiver(DataSocket& socket, const TransferParams& params,
 
 void StreamReceiver::Run(TransferState& state, const PassEndFn& pass_end) {
   while (!state.failed()) {
-    FrameHeaderBytes head{};
-    if (!socket_.ReadExact(head.data(), head.size(), /*eof_ok=*/true)) {
+    std::optional<FrameHeader> next = frames_.ReadHeader();
+    if (!next) {
       throw BraidError(ErrorCode::kPeerLost,
                        "data stream from " + socket_.peer() + " closed before the transfer ended");
     }
-    FrameHeader h = DecodeFrameHeader(head, params_.block_size);
+    const FrameHeader& h = *next;
     switch (h.type) {
       case FrameType::kData:
         ReceiveData(h, state);
@@ -54,8 +54,8 @@ void StreamReceiver::ReceiveData(const FrameHeader& h, TransferState& state) {
   if (!buffer) return;
   // A raw payload lands in the block buffer directly.
   std::uint8_t* wire = compressed ? scratch_.data() : buffer->data();
-  socket_.ReadExact(wire, h.length);
-  if (PayloadChecksum({wire, h.length}) != h.checksum) {
+  // Sealed, nothing of it is used (or written) unless its tag proves it genuine.
+  if (!frames_.ReadPayload({wire, h.length})) {
     throw BraidError(ErrorCode::kIntegrity, "block checksum mismatch from " + socket_.peer() +
                                                 " for " + Where(files_.file(h.file_id).final_path) +
                                                 " at offset " + std::to_string(h.offset));
@@ -63,7 +63,8 @@ void StreamReceiver::ReceiveData(const FrameHeader& h, TransferState& state) {
   if (compressed) InflateBlock({wire, h.length}, {buffer->data(), h.raw_length});
   state.wire_bytes.fetch_add(h.length);
   std::optional<std::uint64_t> raw_checksum;
-  if (!compressed) raw_checksum = h.checksum;  // the checksum of the bytes on disk, then
+  // Clear and uncompressed, the checksum is that of the bytes on disk; else the writer makes it.
+  if (!compressed && !frames_.sealed()) raw_checksum = h.checksum;
   writer_.Write(h.file_id, h.offset, std::move(buffer), h.raw_length, raw_checksum);
 }
 
@@ -79,8 +80,7 @@ std::optional<DigestValue> StreamReceiver::ReadFileEnd(const FrameHeader& h) {
                                                " has " + std::to_string(want));
   }
   std::array<std::uint8_t, kMaxDigestSize> bytes{};
-  if (h.length > 0) socket_.ReadExact(bytes.data(), h.length);
-  if (PayloadChecksum({bytes.data(), h.length}) != h.checksum) {
+  if (!frames_.ReadPayload({bytes.data(), h.length})) {
     throw BraidError(ErrorCode::kIntegrity, "file-end checksum mismatch from " + socket_.peer());
   }
   if (!flagged) return std::nullopt;

@@ -1,7 +1,7 @@
 #pragma once
 /// The frame loop of one data stream at the sink: reads each frame, checks its
-/// header against the file list before reading the payload, checks the
-/// payload's checksum, inflates a compressed block, and hands blocks to the
+/// header against the file list before reading the payload, opens the sealed
+/// payload (or checks a clear one's checksum), inflates a compressed block, and hands blocks to the
 /// BlockWriter, file ends to SinkFiles and pass ends to the session. Runs on
 /// the stream's receiver thread; owns nothing the other threads see.
 
@@ -18,6 +18,7 @@
 #include "sink/sink_files.h"
 #include "transport/data_frame.h"
 #include "transport/data_socket.h"
+#include "transport/frame_stream.h"
 
 namespace braid {
 
@@ -34,6 +35,8 @@ class StreamReceiver {
   /// BraidError: kPeerLost when the stream closes first, kProtocol or
   /// kIntegrity for a frame that does not check out.
   void Run(TransferState& state, const PassEndFn& pass_end);
+  /// The stream's frames, for the resend list sent on it at a pass end.
+  FrameStream& frames() { return frames_; }
 
  private:
   void ReceiveData(const FrameHeader& h, TransferState& state);
@@ -45,6 +48,8 @@ class StreamReceiver {
   bool hashing() const { return params_.hash != HashAlgorithm::kNone; }
 
   DataSocket& socket_;
+  /// Made on the receiver thread with the receiver: its opener and sealer are this thread's.
+  FrameStream frames_;
   const TransferParams& params_;
   SinkFiles& files_;
   BufferPool& pool_;

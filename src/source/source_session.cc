@@ -16,7 +16,6 @@
 #include "braid/mutex.h"
 #include "braid/unique_fd.h"
 #include "security/crypto/file_digest.h"
-#include "security/crypto/payload_checksum.h"
 #include "session/blocking_queue.h"
 #include "session/buffer_pool.h"
 #include "session/stream_loss.h"
@@ -26,6 +25,7 @@
 #include "transport/block_codec.h"
 #include "transport/data_connector.h"
 #include "transport/data_socket.h"
+#include "transport/frame_stream.h"
 #include "transport/tcp_info.h"
 
 namespace braid {
@@ -160,8 +160,8 @@ struct SourceSession::Impl {
   void SendAll(DataSocket& socket, std::size_t position, TransferState& state);
   void SendFrames(DataSocket& socket, std::size_t position, TransferState& state);
   /// A pass-end marker: sends the pass end and takes the sink's answer. False: the sink has all.
-  bool SendPassEnd(DataSocket& socket, std::vector<std::uint8_t>& reply);
-  void SendFrame(DataSocket& socket, OutFrame& frame, std::optional<BlockCompressor>& compressor,
+  bool SendPassEnd(FrameStream& frames, std::vector<std::uint8_t>& reply);
+  void SendFrame(FrameStream& frames, OutFrame& frame, std::optional<BlockCompressor>& compressor,
                  std::atomic<std::uint64_t>& stream_sent, TransferState& state);
   void EndPass() {
     WakeAll();
@@ -409,6 +409,8 @@ void SourceSession::Impl::SendAll(DataSocket& socket, std::size_t position, Tran
 void SourceSession::Impl::SendFrames(DataSocket& socket, std::size_t position,
                                      TransferState& state) {
   std::atomic<std::uint64_t>& stream_sent = stream_bytes[position];
+  // Made here, on the stream's own sender thread, which alone seals and opens its frames.
+  FrameStream frames(socket, start.params.block_size);
   std::optional<BlockCompressor> compressor;
   if (start.params.compress_level > 0) {
     compressor.emplace(start.params.compress_level, start.params.block_size);
@@ -418,11 +420,11 @@ void SourceSession::Impl::SendFrames(DataSocket& socket, std::size_t position,
     std::optional<OutFrame> frame = send_queue.Pop();
     if (!frame) break;
     if (frame->pass_end) {
-      if (!SendPassEnd(socket, reply)) return;
+      if (!SendPassEnd(frames, reply)) return;
       continue;
     }
     try {
-      SendFrame(socket, *frame, compressor, stream_sent, state);
+      SendFrame(frames, *frame, compressor, stream_sent, state);
     } catch (const BraidError&) {
       if (!state.failed()) send_queue.PushFront(std::move(*frame));
       throw;
@@ -430,28 +432,27 @@ void SourceSession::Impl::SendFrames(DataSocket& socket, std::size_t position,
   }
 }
 
-bool SourceSession::Impl::SendPassEnd(DataSocket& socket, std::vector<std::uint8_t>& reply) {
+bool SourceSession::Impl::SendPassEnd(FrameStream& frames, std::vector<std::uint8_t>& reply) {
   // Every stream is connected before the first frame goes out, so the
   // count tells the sink how many streams to wait for.
   auto count = static_cast<std::uint32_t>(connected);
-  socket.SendFrame(FrameHeader{.type = FrameType::kPassEnd, .file_id = count}, {});
+  frames.Send(FrameHeader{.type = FrameType::kPassEnd, .file_id = count}, {});
   // The sink answers only when every stream's pass end is in.
-  socket.Push();
-  FrameHeaderBytes head{};
+  frames.socket().Push();
   // The sink closes the stream when it has everything.
-  if (!socket.ReadExact(head.data(), head.size(), /*eof_ok=*/true)) {
+  std::optional<FrameHeader> next = frames.ReadHeader();
+  if (!next) {
     sink_has_all = true;
     return false;
   }
-  FrameHeader h = DecodeFrameHeader(head, start.params.block_size);
+  const FrameHeader h = *next;
   if (h.type != FrameType::kResend) {
     throw BraidError(ErrorCode::kProtocol, "protocol error: unexpected frame from the sink");
   }
   reply.resize(h.length);
-  socket.ReadExact(reply.data(), reply.size());
-  if (PayloadChecksum(reply) != h.checksum) {
+  if (!frames.ReadPayload(reply)) {
     throw BraidError(ErrorCode::kIntegrity,
-                     "resend request checksum mismatch from " + socket.peer());
+                     "resend request checksum mismatch from " + frames.socket().peer());
   }
   std::vector<ResendRange> ranges = DecodeResendList(reply);
   std::uint64_t seen = repair_pass.load();
@@ -461,14 +462,13 @@ bool SourceSession::Impl::SendPassEnd(DataSocket& socket, std::vector<std::uint8
   return true;
 }
 
-void SourceSession::Impl::SendFrame(DataSocket& socket, OutFrame& frame,
+void SourceSession::Impl::SendFrame(FrameStream& frames, OutFrame& frame,
                                     std::optional<BlockCompressor>& compressor,
                                     std::atomic<std::uint64_t>& stream_sent, TransferState& state) {
   if (frame.header.type != FrameType::kData) {
     std::span<const std::uint8_t> digest;
     if ((frame.header.flags & kFlagHasDigest) != 0) digest = frame.digest.view();
-    frame.header.checksum = PayloadChecksum(digest);
-    socket.SendFrame(frame.header, digest);
+    frames.Send(frame.header, digest);
     if (frame.header.type == FrameType::kFileEnd && !frame.repeat) state.files_done.fetch_add(1);
     return;
   }
@@ -482,10 +482,11 @@ void SourceSession::Impl::SendFrame(DataSocket& socket, OutFrame& frame,
       header.length = static_cast<std::uint32_t>(payload.size());
     }
   }
-  header.checksum = PayloadChecksum(payload);
   if (limiter && !limiter->Acquire(header.length)) return;  // aborted
   if (pacer && !pacer->Acquire(header.length)) return;
-  socket.SendFrame(header, payload);
+  // Compressed first, then sealed (into the stream's scratch: the block buffer
+  // stays clear for the -E hasher, and for another stream should this one die).
+  frames.Send(header, payload);
   frame.buffer.reset();
   state.bytes.fetch_add(header.raw_length);
   state.wire_bytes.fetch_add(header.length);
@@ -531,9 +532,10 @@ void SourceSession::Impl::BringUpStreams(TransferState& state) {
 
 void SourceSession::Impl::AddStream(AuthenticatedStream c) {
   MutexLock lock(sockets_mutex);
-  sockets.push_back(std::make_unique<DataSocket>(std::move(c.fd), c.peer));
+  const std::uint16_t index = c.index;
+  sockets.push_back(std::make_unique<DataSocket>(std::move(c)));
   sockets.back()->LimitUnsent(2 * start.params.block_size);
-  stream_index.push_back(c.index);
+  stream_index.push_back(index);
 }
 
 /// Enough buffers for every stream to have one in flight, the reader to run

@@ -52,7 +52,7 @@ struct ListenerRun {
 
   void Start(std::uint16_t limit) {
     thread = std::thread([this, limit] {
-      listener.Run(secret, session, limit, 20s,
+      listener.Run(secret, session, limit, Cipher::kAes128Gcm, 20s,
                    [this](AuthenticatedStream s) { streams.push_back(std::move(s)); });
     });
   }
@@ -79,7 +79,8 @@ TEST(DataStreamTest, StrangersAreClosedAndGenuineStreamsGetIn) {
 
   // A connector with the wrong secret is refused and learns nothing usable.
   Secret wrong = RandomArray<kSecretSize>();
-  ConnectResult bad = ConnectDataStreams({"127.0.0.1"}, port, wrong, run.session, 1, {}, 5s);
+  ConnectResult bad =
+      ConnectDataStreams({"127.0.0.1"}, port, wrong, run.session, 1, Cipher::kAes128Gcm, {}, 5s);
   EXPECT_TRUE(bad.streams.empty());
   EXPECT_FALSE(bad.last_error.empty());
 
@@ -87,13 +88,28 @@ TEST(DataStreamTest, StrangersAreClosedAndGenuineStreamsGetIn) {
   UniqueFd silent = RawConnect(port);
   ASSERT_TRUE(silent.valid());
 
-  ConnectResult good = ConnectDataStreams({"127.0.0.1"}, port, run.secret, run.session, 2, {}, 5s);
+  ConnectResult good = ConnectDataStreams({"127.0.0.1"}, port, run.secret, run.session, 2,
+                                          Cipher::kAes128Gcm, {}, 5s);
   EXPECT_EQ(good.streams.size(), 2u) << good.last_error;
   run.Join();
   ASSERT_EQ(run.streams.size(), 2u);
   std::set<std::uint16_t> indexes{run.streams[0].index, run.streams[1].index};
   EXPECT_EQ(indexes, (std::set<std::uint16_t>{0, 1}));
   EXPECT_GE(run.listener.rejected(), 2);
+  // Each end holds its stream's keys, the connector's send key the listener's receive key.
+  for (const AuthenticatedStream& in : run.streams) {
+    ASSERT_TRUE(in.keys.has_value());
+    for (const AuthenticatedStream& out : good.streams) {
+      ASSERT_TRUE(out.keys.has_value());
+      if (out.index != in.index) continue;
+      auto bytes = [](const StreamKey& k) {
+        return std::vector<std::uint8_t>(k.bytes().begin(), k.bytes().end());
+      };
+      EXPECT_EQ(bytes(out.keys->send), bytes(in.keys->receive));
+      EXPECT_EQ(bytes(out.keys->receive), bytes(in.keys->send));
+      EXPECT_NE(bytes(out.keys->send), bytes(out.keys->receive));
+    }
+  }
 
   // Once its streams are in, the listener no longer listens.
   EXPECT_FALSE(RawConnect(port).valid());
@@ -133,10 +149,12 @@ TEST(DataStreamTest, SurplusConnectionForAnIndexAlreadyInIsClosed) {
   ListenerRun run;
   std::uint16_t port = run.listener.port();
   run.Start(2);
-  ConnectResult one = ConnectDataStreams({"127.0.0.1"}, port, run.secret, run.session, 1, {}, 5s);
+  ConnectResult one = ConnectDataStreams({"127.0.0.1"}, port, run.secret, run.session, 1,
+                                         Cipher::kAes128Gcm, {}, 5s);
   ASSERT_EQ(one.streams.size(), 1u);
   // Index 0 again: genuine credentials, but the stream is already in.
-  ConnectResult again = ConnectDataStreams({"127.0.0.1"}, port, run.secret, run.session, 1, {}, 5s);
+  ConnectResult again = ConnectDataStreams({"127.0.0.1"}, port, run.secret, run.session, 1,
+                                           Cipher::kAes128Gcm, {}, 5s);
   EXPECT_TRUE(again.streams.empty());
   EXPECT_EQ(run.listener.rejected(), 1);
 }
@@ -146,8 +164,8 @@ TEST(DataStreamTest, ConnectorTriesTheNextAddress) {
   std::uint16_t port = run.listener.port();
   run.Start(1);
   // 127.0.0.2 has no listener on this port; the connector moves on to 127.0.0.1.
-  ConnectResult r =
-      ConnectDataStreams({"127.0.0.2", "127.0.0.1"}, port, run.secret, run.session, 1, {}, 5s);
+  ConnectResult r = ConnectDataStreams({"127.0.0.2", "127.0.0.1"}, port, run.secret, run.session, 1,
+                                       Cipher::kAes128Gcm, {}, 5s);
   EXPECT_EQ(r.streams.size(), 1u) << r.last_error;
 }
 

@@ -64,11 +64,11 @@ StreamPair Connect(const std::string& address, const SocketTuning& tuning) {
   DataListener listener(address, tuning);
   StreamPair pair;
   std::thread accept([&] {
-    listener.Run(secret, session, 2, std::chrono::seconds(20),
+    listener.Run(secret, session, 2, Cipher::kNone, std::chrono::seconds(20),
                  [&](AuthenticatedStream s) { pair.accepted.push_back(std::move(s)); });
   });
-  pair.connected = ConnectDataStreams({address}, listener.port(), secret, session, 2, tuning,
-                                      std::chrono::seconds(20));
+  pair.connected = ConnectDataStreams({address}, listener.port(), secret, session, 2, Cipher::kNone,
+                                      tuning, std::chrono::seconds(20));
   accept.join();
   return pair;
 }

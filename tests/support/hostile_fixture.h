@@ -23,7 +23,8 @@ class HostileTest : public SshdTest {
   ProcessResult RunFakeSource(const std::string& scenario, const std::string& name,
                               std::vector<std::string> extra = {}, int timeout_seconds = 30) {
     std::string command = std::string(BRAID_FAKE_SERVE) + " " + scenario + " " + guard_.outside();
-    std::vector<std::string> args{"-s", "1", "-B", "64K", "-T", command};
+    // braid_fake_serve sends clear frames, so its hostile headers reach the sink's checks.
+    std::vector<std::string> args{"-s", "1", "-B", "64K", "--cipher", "none", "-T", command};
     args.insert(args.end(), extra.begin(), extra.end());
     args.push_back(Remote("/nonexistent/" + name));
     args.push_back(guard_.target() + "/");

@@ -226,6 +226,24 @@ TEST(CommandLineTest, HashFormsBraidDoesNotTakeAreUsageErrors) {
   UsageError({"-e", "-E", "crc", "a", "b"});
 }
 
+TEST(CommandLineTest, CipherNames) {
+  using C = Cipher;
+  EXPECT_EQ(Parse({"a", "b"}).options.cipher, C::kAes128Gcm);  // sealed by default
+  EXPECT_EQ(Parse({"--cipher", "aes-128-gcm", "a", "b"}).options.cipher, C::kAes128Gcm);
+  EXPECT_EQ(Parse({"--cipher", "AES-256-GCM", "a", "b"}).options.cipher, C::kAes256Gcm);
+  EXPECT_EQ(Parse({"--cipher=chacha20-poly1305", "a", "b"}).options.cipher, C::kChacha20Poly1305);
+  EXPECT_EQ(Parse({"--cipher", "none", "a", "b"}).options.cipher, C::kNone);
+  EXPECT_EQ(Parse({"--cipher", "none", "--cipher", "aes-256-gcm", "a", "b"}).options.cipher,
+            C::kAes256Gcm);  // last wins
+  for (const char* bad : {"aes", "aes128-gcm", "aes-128-ctr", "chacha20", "off", ""}) {
+    std::string err = UsageError({"--cipher", bad, "a", "b"});
+    EXPECT_TRUE(Contains(err,
+                         "--cipher takes aes-128-gcm, aes-256-gcm, chacha20-poly1305 or "
+                         "none, got"))
+        << bad << ": " << err;
+  }
+}
+
 TEST(CommandLineTest, BooleanFlags) {
   const Options o = Parse({"-f", "-r", "-p", "--accept-new-host-key", "a", "b"}).options;
   EXPECT_TRUE(o.force);

@@ -181,6 +181,12 @@ TEST_F(ConfigCommandLineTest, CommandLineWins) {
   EXPECT_EQ(o.streams, 3);
 }
 
+TEST_F(ConfigCommandLineTest, CipherComesFromTheFileUnlessGiven) {
+  std::string cfg = Write("c", "cipher = chacha20-poly1305\n");
+  EXPECT_EQ(Parse({"-C", cfg, "a", "b"}).cipher, Cipher::kChacha20Poly1305);
+  EXPECT_EQ(Parse({"-C", cfg, "--cipher", "none", "a", "b"}).cipher, Cipher::kNone);
+}
+
 TEST_F(ConfigCommandLineTest, CountedFlagsAreOverriddenNotAddedUp) {
   std::string cfg = Write("c", "verbose = 2\ncompress = 5\n");
   Options o = Parse({"-C", cfg, "a", "b"});

@@ -77,6 +77,7 @@ void ExpectParamsEq(const TransferParams& a, const TransferParams& b) {
   EXPECT_EQ(a.hash, b.hash);
   EXPECT_EQ(a.secret, b.secret);
   EXPECT_EQ(a.session, b.session);
+  EXPECT_EQ(a.cipher, b.cipher);
 }
 
 TransferParams SampleParams() {
@@ -491,6 +492,35 @@ TEST(ControlMessageTest, UnknownHashAlgorithmInParamsIsRejected) {
   ExpectUnknownHashRejected(c, d, "SourceStart");
   c.params.hash = HashAlgorithm::kXxh128;
   EXPECT_EQ(RoundTrip(c).params.hash, HashAlgorithm::kXxh128);
+}
+
+TEST(ControlMessageTest, ParamsCarryTheCipher) {
+  for (Cipher cipher :
+       {Cipher::kNone, Cipher::kAes128Gcm, Cipher::kAes256Gcm, Cipher::kChacha20Poly1305}) {
+    SinkOpen s = SampleSinkOpen();
+    s.params.cipher = cipher;
+    EXPECT_EQ(RoundTrip(s).params.cipher, cipher) << CipherName(cipher);
+    SourceStart t = SampleSourceStart();
+    t.params.cipher = cipher;
+    EXPECT_EQ(RoundTrip(t).params.cipher, cipher) << CipherName(cipher);
+  }
+  EXPECT_EQ(TransferParams{}.cipher, Cipher::kAes128Gcm);  // sealed unless told otherwise
+}
+
+// The cipher byte: a value no version defines is a protocol error, never "clear".
+TEST(ControlMessageTest, UnknownCipherIsRejected) {
+  SinkOpen a = SampleSinkOpen();
+  SinkOpen b = a;
+  a.params.cipher = Cipher::kAes128Gcm;
+  b.params.cipher = Cipher::kAes256Gcm;
+  Bytes x = EncodeMessage(a);
+  std::size_t at = OnlyDifference(x, EncodeMessage(b));
+  EXPECT_EQ(x[at], 1);
+  for (std::uint8_t bad : {std::uint8_t{4}, std::uint8_t{0x80}, std::uint8_t{0xFF}}) {
+    Bytes c = x;
+    c[at] = bad;
+    EXPECT_EQ(DecodeError(c), ErrorCode::kProtocol) << "cipher byte " << int{bad};
+  }
 }
 
 TEST(ControlMessageTest, FileDoneDigestOfTheWrongLengthIsRejected) {

@@ -47,6 +47,26 @@ class FrameSealTest : public ::testing::TestWithParam<Cipher> {
   Nonce nonce_l_ = RandomArray<kNonceSize>();
 };
 
+TEST_P(FrameSealTest, SealingIntoAnotherBufferIsSealingInPlace) {
+  FrameSealer in_place(Key());
+  FrameSealer beside(Key());
+  FrameOpener opener(Key());
+  const std::vector<std::uint8_t> header = {9, 8, 7};
+  for (std::size_t size : {0u, 33u, 70000u}) {
+    const std::vector<std::uint8_t> plain = Pattern(size);
+    Sealed a = Seal(in_place, plain, header);
+    std::vector<std::uint8_t> out(size);
+    Tag tag{};
+    beside.Seal(header, plain, out, tag);
+    EXPECT_EQ(out, a.payload) << size;
+    EXPECT_EQ(tag, a.tag) << size;
+    EXPECT_EQ(plain, Pattern(size)) << "the input stays as it was";
+    std::vector<std::uint8_t> opened;
+    ASSERT_TRUE(Open(opener, Sealed{header, out, tag}, &opened)) << size;
+    EXPECT_EQ(opened, plain);
+  }
+}
+
 TEST_P(FrameSealTest, ARoundTripGivesThePayloadBackAndHidesIt) {
   FrameSealer sealer(Key());
   FrameOpener opener(Key());

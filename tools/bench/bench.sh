@@ -562,8 +562,15 @@ job_braid_ynone_file() { run_braid_file "$BRAID_VARIANT_DST" -y none; }
 job_braid_e_file()     { run_braid_file "$BRAID_VARIANT_DST" -e; }
 job_braid_sha_file()   { run_braid_file "$BRAID_VARIANT_DST" -E sha256; }
 job_braid_xxh_file()   { run_braid_file "$BRAID_VARIANT_DST" -E xxh128; }
+# Sealing (issue 14): the default is aes-128-gcm; each other --cipher, and none (clear frames).
+job_braid_aes256_file() { run_braid_file "$BRAID_VARIANT_DST" --cipher aes-256-gcm; }
+job_braid_chacha_file() { run_braid_file "$BRAID_VARIANT_DST" --cipher chacha20-poly1305; }
+job_braid_clear_file()  { run_braid_file "$BRAID_VARIANT_DST" --cipher none; }
 job_braid_ssh_zero()   { measure ssh -- "$BRAID" --size "$SIZE" /dev/zero braidbench:/dev/null; }
 job_braid_local_zero() { measure none -- "$BRAID" --size "$SIZE" /dev/zero /dev/null; }
+job_braid_aes256_zero() { measure ssh -- "$BRAID" --cipher aes-256-gcm --size "$SIZE" /dev/zero braidbench:/dev/null; }
+job_braid_chacha_zero() { measure ssh -- "$BRAID" --cipher chacha20-poly1305 --size "$SIZE" /dev/zero braidbench:/dev/null; }
+job_braid_clear_zero()  { measure ssh -- "$BRAID" --cipher none --size "$SIZE" /dev/zero braidbench:/dev/null; }
 
 # The durable limit: the kernel's own copy, then everything on disk.
 job_cpsync_file() {
@@ -743,6 +750,9 @@ ROWS=(
   "braid_e_file|braid -e (MD5)|file|"
   "braid_sha_file|braid -E sha256|file|"
   "braid_xxh_file|braid -E xxh128|file|"
+  "braid_aes256_file|braid --cipher aes-256-gcm|file|"
+  "braid_chacha_file|braid --cipher chacha20-poly1305|file|"
+  "braid_clear_file|braid --cipher none (clear)|file|"
   "cpsync_file|cp, then sync (durable limit)|file|braid_auto_file"
   "dd_file|dd bs=1M conv=fdatasync|file|braid_auto_file"
   "scp_file|scp (SFTP protocol, the default)|file|braid_auto_file"
@@ -754,6 +764,9 @@ ROWS=(
   "scp_tiny|scp (SFTP protocol)|tiny|braid_tiny"
   "braid_ssh_zero|braid, default (ssh push)|zero|"
   "braid_local_zero|braid, default (local)|zero|"
+  "braid_aes256_zero|braid --cipher aes-256-gcm (ssh push)|zero|"
+  "braid_chacha_zero|braid --cipher chacha20-poly1305 (ssh push)|zero|"
+  "braid_clear_zero|braid --cipher none (ssh push)|zero|"
   "sshpipe_zero|ssh pipe (head -c to remote wc -c)|zero|braid_ssh_zero"
   "gridftp_zero|globus-url-copy -p 4 -len|zero|braid_ssh_zero"
   "iperf3_mem|iperf3 -P 8 (ceiling)|mem|braid_ssh_zero"
@@ -792,7 +805,9 @@ disable_key() {  # disable_key KEY REASON
   DISABLED[$1]=1; NOTE[$1]=$2
 }
 BRAID_IDS=(braid_ssh_file braid_auto_file braid_local_file braid_s1_file braid_s64_file braid_ynone_file
-           braid_e_file braid_sha_file braid_xxh_file braid_ssh_zero braid_local_zero braid_tiny braid_small)
+           braid_e_file braid_sha_file braid_xxh_file braid_aes256_file braid_chacha_file braid_clear_file
+           braid_ssh_zero braid_local_zero braid_aes256_zero braid_chacha_zero braid_clear_zero
+           braid_tiny braid_small)
 
 # ---------------------------------------------------------------------------------------
 # braid pre-flight (untimed): can it run, copy locally, push over ssh, and does --size on
@@ -823,8 +838,10 @@ else
   if ! preflight "braidbench:"; then
     why="push over ssh failed: $(tail -1 "$WORK/t/pre.err" | cut -c1-160)"
     log "NOTE: braid $why"
-    disable_braid "$why" braid_ssh_file braid_auto_file braid_ssh_zero braid_tiny braid_small
-    variants=(braid_s1_file braid_s64_file braid_ynone_file braid_e_file braid_sha_file braid_xxh_file)
+    disable_braid "$why" braid_ssh_file braid_auto_file braid_ssh_zero braid_tiny braid_small \
+      braid_aes256_zero braid_chacha_zero braid_clear_zero
+    variants=(braid_s1_file braid_s64_file braid_ynone_file braid_e_file braid_sha_file braid_xxh_file
+              braid_aes256_file braid_chacha_file braid_clear_file)
     if ((BRAID_LOCAL_OK)); then
       BRAID_VARIANT_DST=""
       for k in $(keys_of "${variants[@]}"); do LABEL[$k]="${LABEL[$k]} (local)"; done
@@ -837,6 +854,8 @@ else
   grep -q -- '--fsync' <<<"$help" || disable_braid "this braid has no -y/--fsync" braid_ynone_file
   grep -q 'sha256' <<<"$help" || disable_braid "this braid has no -E sha256" braid_sha_file
   grep -q 'xxh128' <<<"$help" || disable_braid "this braid has no -E xxh128" braid_xxh_file
+  grep -q -- '--cipher' <<<"$help" || disable_braid "this braid has no --cipher" \
+    braid_aes256_file braid_chacha_file braid_clear_file braid_aes256_zero braid_chacha_zero braid_clear_zero
   if ((BRAID_LOCAL_OK)); then
     zn=$((SIZE < (64 << 20) ? SIZE : (64 << 20)))
     fresh_rundir
@@ -846,7 +865,7 @@ else
     else
       why="--size $zn /dev/zero to a file did not give $zn zero bytes"
       log "NOTE: braid $why: /dev/null rows skipped"
-      disable_braid "$why" braid_ssh_zero braid_local_zero
+      disable_braid "$why" braid_ssh_zero braid_local_zero braid_aes256_zero braid_chacha_zero braid_clear_zero
     fi
   fi
   fresh_rundir
@@ -987,11 +1006,13 @@ summary_lines() {
     echo "other processes used ${o}% of the CPUs during a copy (median; above ~10% the figures are depressed, compare ratios)"
   fi
   ratio_line braid_ssh_zero@- iperf3_mem@- "braid /dev/zero->/dev/null (ssh push) / iperf3 -P 8 ceiling"
+  ratio_line braid_ssh_zero@- braid_clear_zero@- "braid /dev/zero->/dev/null: sealed (default) / --cipher none"
   for t in "${TARGETS[@]}"; do
     ratio_line "braid_auto_file@$t" "braid_ssh_file@$t" "onto $t: braid default / -s 4"
     ratio_line "braid_s64_file@$t" "braid_ssh_file@$t" "onto $t: braid -s 64 / -s 4"
     ratio_line "braid_e_file@$t" "braid_auto_file@$t" "onto $t: braid -e / braid without a hash"
     ratio_line "braid_sha_file@$t" "braid_auto_file@$t" "onto $t: braid -E sha256 / braid without a hash"
+    ratio_line "braid_auto_file@$t" "braid_clear_file@$t" "onto $t: braid sealed (default) / --cipher none"
   done
 }
 # The targets of issue 12, each with its figure from this run.

@@ -1,0 +1,72 @@
+#include "transport/frame_stream.h"
+
+#include <array>
+
+#include "braid/error.h"
+#include "security/crypto/payload_checksum.h"
+
+namespace braid {
+
+FrameStream::FrameStream(DataSocket& socket, std::uint32_t max_payload)
+    : socket_(socket), max_payload_(max_payload) {
+  if (std::optional<StreamKeys> keys = socket.TakeKeys()) {
+    sealer_ = std::make_unique<FrameSealer>(keys->send);
+    opener_ = std::make_unique<FrameOpener>(keys->receive);
+  }
+}
+
+void FrameStream::Send(FrameHeader header, std::span<const std::uint8_t> payload) {
+  header.length = static_cast<std::uint32_t>(payload.size());
+  if (!sealed()) {
+    // A clear pass end carries 0 (docs/protocol.md); everything else its payload's XXH3-64.
+    header.checksum = header.type == FrameType::kPassEnd ? 0 : PayloadChecksum(payload);
+    FrameHeaderBytes head = EncodeFrameHeader(header);
+    socket_.SendParts(head, payload, {});
+    return;
+  }
+  header.checksum = 0;  // the tag authenticates instead
+  FrameHeaderBytes head = EncodeFrameHeader(header);
+  if (scratch_.size() < payload.size()) scratch_.resize(payload.size());
+  std::span<std::uint8_t> sealed(scratch_.data(), payload.size());
+  std::array<std::uint8_t, kSealTagSize> tag{};
+  sealer_->Seal(head, payload, sealed, tag);
+  socket_.SendParts(head, sealed, tag);
+}
+
+std::optional<FrameHeader> FrameStream::ReadHeader() {
+  if (payload_due_) {
+    throw BraidError(ErrorCode::kInternal, "a data frame's payload was left unread");
+  }
+  if (!socket_.ReadExact(head_.data(), head_.size(), /*eof_ok=*/true)) return std::nullopt;
+  last_ = DecodeFrameHeader(head_, max_payload_);
+  payload_due_ = last_.length > 0;
+  if (sealed() && !payload_due_) {
+    std::array<std::uint8_t, kSealTagSize> tag{};
+    socket_.ReadExact(tag.data(), tag.size());
+    if (!opener_->Open(head_, {}, tag)) throw AuthenticationFailure();
+  }
+  return last_;
+}
+
+bool FrameStream::ReadPayload(std::span<std::uint8_t> out) {
+  if (out.size() != last_.length || (!payload_due_ && !out.empty())) {
+    throw BraidError(ErrorCode::kInternal, "a data frame's payload read with the wrong length");
+  }
+  payload_due_ = false;
+  if (!out.empty()) socket_.ReadExact(out.data(), out.size());
+  if (!sealed()) return PayloadChecksum(out) == last_.checksum;
+  if (out.empty()) return true;  // opened with its header
+  std::array<std::uint8_t, kSealTagSize> tag{};
+  socket_.ReadExact(tag.data(), tag.size());
+  if (!opener_->Open(head_, out, tag)) throw AuthenticationFailure();
+  return true;
+}
+
+BraidError FrameStream::AuthenticationFailure() const {
+  return BraidError(ErrorCode::kIntegrity, "data stream " + std::to_string(socket_.index()) +
+                                               " from " + socket_.peer() +
+                                               " failed authentication: the data was altered "
+                                               "on the way");
+}
+
+}  // namespace braid
