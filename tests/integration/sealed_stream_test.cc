@@ -98,7 +98,7 @@ class EveryCipherTest : public SealedTest, public ::testing::WithParamInterface<
   }
 };
 
-TEST_P(EveryCipherTest, LocalPushPullReverseCompressedAndHashedCopiesAreByteIdentical) {
+TEST_P(EveryCipherTest, EveryKindOfCopyIsByteIdentical) {
   std::string src = dir + "/src";
   WritePatternFile(src, 5 * kMiB + 12345, 7);
   std::string text = dir + "/text";  // compressible, so that -c sends compressed blocks
@@ -111,6 +111,7 @@ TEST_P(EveryCipherTest, LocalPushPullReverseCompressedAndHashedCopiesAreByteIden
   ExpectCopied(With({"-s", "3", src, Remote(to)}), src, to);
   ExpectCopied(With({"-s", "3", Remote(src), to}), src, to);
   ExpectCopied(With({"-s", "3", "-z", src, Remote(to)}), src, to);
+  ExpectCopied(With({"-s", "3", Remote(src), Remote(to)}), src, to);  // third-party
   ExpectCopied(With({"-s", "2", "-c", text, Remote(to)}), text, to);
   ExpectCopied(With({"-s", "2", "-c", "-e", Remote(src), to}), src, to);
   ExpectCopied(With({"-s", "4", "-E", "sha256", "-B", "64K", src, Remote(to)}), src, to);
