@@ -16,6 +16,8 @@
 #   zero  SIZE bytes from /dev/zero to /dev/null
 #   mem   iperf3 -P 8 memory to memory: the ceiling of TCP on loopback here
 #   md5   openssl speed -evp md5: one core's MD5 rate, the ceiling for braid -e
+#   seal  openssl speed -evp of each --cipher: one core's sealing rate, the limit that the CPU
+#         cost of sealing is held to (sealed minus --cipher none, both ends, /dev/zero rows)
 #   small a tree of 10,000 files of 4 KiB in 100 directories (random bytes, made once),
 #         copied into the target dir by braid -r, rsync -a, globus-url-copy -r -cc 4 -pp
 #         and scp -r; before each copy the previous tree is removed and `sync` run, so no
@@ -56,7 +58,7 @@ OUT=""
 CSV=""
 QUICK=0
 KEEP=0
-ALL_CASES="file,tiny,zero,mem,md5,small"
+ALL_CASES="file,tiny,zero,mem,md5,seal,small"
 CASES_ARG=$ALL_CASES
 
 usage() {
@@ -727,15 +729,22 @@ job_iperf3_mem() {
   fi
 }
 
-MD5_RATE=""
-job_md5_ceiling() {
-  measure none -- openssl speed -seconds 2 -evp md5 -bytes 1048576
+CEIL_RATE=""   # the last openssl speed row's MB/s
+# openssl_ceiling NAME: one core's rate of `openssl speed -evp NAME` on 1 MiB blocks.
+openssl_ceiling() {
+  measure none -- openssl speed -seconds 2 -evp "$1" -bytes 1048576
   if ((M_OK)); then
-    # last line: "md5   758364.06k" in 1000s of bytes per second
-    MD5_RATE=$(awk '$1 == "md5" && $2 ~ /k$/ {v = $2} END{sub(/k$/, "", v); if (v != "") printf "%.1f", v / 1000}' "$WORK/t/out")
-    [[ -n $MD5_RATE ]] || { M_OK=0; M_ERR="cannot parse openssl speed output"; }
+    # last line: "md5   758364.06k" (or "AES-128-GCM  5512345.00k") in 1000s of bytes per second
+    CEIL_RATE=$(awk -v n="$1" 'tolower($1) == tolower(n) && $2 ~ /k$/ {v = $2}
+      END{sub(/k$/, "", v); if (v != "") printf "%.1f", v / 1000}' "$WORK/t/out")
+    [[ -n $CEIL_RATE ]] || { M_OK=0; M_ERR="cannot parse openssl speed output"; }
   fi
 }
+job_md5_ceiling() { openssl_ceiling md5; }
+job_aes128_ceiling() { openssl_ceiling aes-128-gcm; }
+job_aes256_ceiling() { openssl_ceiling aes-256-gcm; }
+job_chacha_ceiling() { openssl_ceiling chacha20-poly1305; }
+is_ceiling() { [[ $1 == *_ceiling ]]; }
 
 # Row table: id | tool label | case | braid row it is compared with ("" for braid rows).
 # Rows of the file, tiny and small cases run once per target (key ID@TARGET); the others
@@ -771,6 +780,9 @@ ROWS=(
   "gridftp_zero|globus-url-copy -p 4 -len|zero|braid_ssh_zero"
   "iperf3_mem|iperf3 -P 8 (ceiling)|mem|braid_ssh_zero"
   "md5_ceiling|openssl md5, 1 core (ceiling)|md5|braid_e_file"
+  "aes128_ceiling|openssl aes-128-gcm, 1 core (ceiling)|seal|braid_ssh_zero"
+  "aes256_ceiling|openssl aes-256-gcm, 1 core (ceiling)|seal|braid_aes256_zero"
+  "chacha_ceiling|openssl chacha20-poly1305, 1 core (ceiling)|seal|braid_chacha_zero"
   "braid_small|braid -r, default (ssh push)|small|"
   "rsync_small|rsync -a (ssh)|small|braid_small"
   "gridftp_small|globus-url-copy -cd -r -cc 4 -pp|small|braid_small"
@@ -898,7 +910,7 @@ for ((round = 1; round <= RUNS; round++)); do
     rm -rf -- "$RUNDIR"
     if ((M_OK)); then
       if [[ $id == iperf3_mem ]]; then rate=$IPERF_RATE
-      elif [[ $id == md5_ceiling ]]; then rate=$MD5_RATE; M_CPU=""; M_RSS=""
+      elif is_ceiling "$id"; then rate=$CEIL_RATE; M_CPU=""; M_RSS=""
       elif in_seconds "$cs"; then rate=$M_WALL
       else rate=$(awk -v s="$SIZE" -v w="$M_WALL" 'BEGIN{printf "%.1f", s / w / 1e6}')
       fi
@@ -906,7 +918,7 @@ for ((round = 1; round <= RUNS; round++)); do
       shown="$(printf '%8s MB/s %7ss' "$rate" "$M_WALL")"
       in_seconds "$cs" && shown="$(printf '%8s s' "$M_WALL")"
       log "  $(printf '%-36s %-5s %-5s %s  cpu %6s  rss KiB %s' "${LABEL[$key]}" "$cs" "$tgt" "$shown" "${M_CPU:--}" "${M_RSS:--}")"
-      if [[ $id != md5_ceiling ]]; then
+      if ! is_ceiling "$id"; then
         log "      ($M_SPLIT; other processes ${M_OTHER}% of the CPUs)"
         OTHERS+=" $M_OTHER"
       fi
@@ -998,6 +1010,18 @@ ratio_of() {  # ratio_of A B: median A / median B, or "" when either is missing
   [[ -n ${MED_RATE[$1]:-} && -n ${MED_RATE[$2]:-} ]] || { echo ""; return; }
   awk -v a="${MED_RATE[$1]}" -v b="${MED_RATE[$2]}" 'BEGIN{printf "%.4f", a / b}'
 }
+# seal_cost_ratio SEALED CLEAR CEILING: the CPU seconds sealing added (median CPU of SEALED
+# minus CLEAR, both ends) over what one core at CEILING's openssl rate needs to seal and open
+# SIZE bytes (2 x SIZE / rate), or "" when a figure is missing.
+seal_cost_ratio() {
+  local a b
+  # shellcheck disable=SC2086
+  a=$(median ${CPUS[$1]:-})
+  # shellcheck disable=SC2086
+  b=$(median ${CPUS[$2]:-})
+  [[ -n $a && -n $b && -n ${MED_RATE[$3]:-} ]] || { echo ""; return; }
+  awk -v a="$a" -v b="$b" -v r="${MED_RATE[$3]}" -v s="$SIZE" 'BEGIN{printf "%.4f", (a - b) / (2 * s / (r * 1e6))}'
+}
 summary_lines() {
   local o t
   # shellcheck disable=SC2086
@@ -1037,6 +1061,15 @@ target_lines() {
   done
   t=${TARGETS[0]}
   check "onto $t: braid -e / one core's MD5 rate" "$(ratio_of braid_e_file@$t md5_ceiling@-)" ">=" 0.65
+  # Issue 14: sealing by default, at bulk speed.
+  check "/dev/zero->/dev/null: braid sealed (default) / --cipher none" "$(ratio_of braid_ssh_zero@- braid_clear_zero@-)" ">=" 0.7
+  check "CPU of sealing (default minus --cipher none, both ends, /dev/zero) / openssl aes-128-gcm's" \
+    "$(seal_cost_ratio braid_ssh_zero@- braid_clear_zero@- aes128_ceiling@-)" "<=" 1.25
+  for t in "${TARGETS[@]}"; do
+    check "onto $t: braid sealed (default) / --cipher none" "$(ratio_of braid_auto_file@$t braid_clear_file@$t)" ">=" 0.7
+    check "onto $t: braid sealed (default) / scp" "$(ratio_of braid_auto_file@$t scp_file@$t)" ">=" 3
+  done
+  t=${TARGETS[0]}
   check "onto $t: braid -E xxh128 / braid without a hash" "$(ratio_of braid_xxh_file@$t braid_auto_file@$t)" ">=" 0.8
   for t in "${TARGETS[@]}"; do
     # shellcheck disable=SC2086
@@ -1059,7 +1092,7 @@ env_line() {
   fi
 }
 NOTES_TEXT="MB/s is 10^6 bytes/s over the client's wall clock (setup included), except iperf3
-(its own receiver rate) and openssl md5 (its hashing rate); min and max are the slowest and
+(its own receiver rate) and the openssl speed rows (one core hashing or sealing); min and max are the slowest and
 fastest run, slow/med the slowest run's time over the median's. CPU s is user+sys at both ends
 (client with children, plus the sshd session or the server process); peak RSS is the largest
 single process at either end. braid ratio = the braid row compared (the default push onto the
@@ -1106,7 +1139,7 @@ print_table() {
   done
   summary_lines | sed 's/^/  /'
   echo
-  echo "  targets (issue 12):"
+  echo "  targets (issues 12 and 14):"
   target_lines | sed 's/^/    /'
   echo
   while IFS= read -r l; do echo "  $l"; done <<<"$NOTES_TEXT"
