@@ -62,6 +62,23 @@ bool FrameStream::ReadPayload(std::span<std::uint8_t> out) {
   return true;
 }
 
+void FrameStream::Refuse(const BraidError& refusal) {
+  if (sealed() && payload_due_) {
+    payload_due_ = false;
+    OpenInScratch(last_.length);
+  }
+  throw refusal;
+}
+
+void FrameStream::OpenInScratch(std::uint32_t length) {
+  if (scratch_.size() < length) scratch_.resize(length);
+  std::span<std::uint8_t> body(scratch_.data(), length);
+  socket_.ReadExact(body.data(), body.size());
+  std::array<std::uint8_t, kSealTagSize> tag{};
+  socket_.ReadExact(tag.data(), tag.size());
+  if (!opener_->Open(head_, body, tag)) throw AuthenticationFailure();
+}
+
 BraidError FrameStream::AuthenticationFailure() const {
   return BraidError(ErrorCode::kIntegrity, "data stream " + std::to_string(socket_.index()) +
                                                " from " + socket_.peer() +

@@ -42,8 +42,10 @@ class FrameStream {
 
   /// The next frame's header, checked by DecodeFrameHeader (kProtocol);
   /// nullopt at a clean end of stream before its first byte. Sealed, a frame
-  /// without payload is authenticated here. A frame with payload must have it
-  /// read (ReadPayload) before the next header.
+  /// without payload is authenticated here. A header that does not decode
+  /// stays a protocol error: its length cannot be trusted to find the tag,
+  /// and reading by it could wait on bytes that never come. A frame with payload must have
+  /// it read (ReadPayload) before the next header.
   std::optional<FrameHeader> ReadHeader();
   /// Reads the last header's payload into `out` (exactly its `length` bytes)
   /// and opens or checks it. Throws BraidError(kIntegrity) when a sealed
@@ -51,16 +53,27 @@ class FrameStream {
   /// a clear frame's checksum does not match, for the caller to name.
   [[nodiscard]] bool ReadPayload(std::span<std::uint8_t> out);
 
+  /// The caller refuses the last header with `refusal` (a protocol error).
+  /// Sealed, with its payload unread, the frame is read and opened first, so
+  /// that a header altered on the way is reported as AuthenticationFailure;
+  /// `refusal` is thrown when the frame is genuine (the peer's own error).
+  [[noreturn]] void Refuse(const BraidError& refusal);
+
   /// What a failed tag says: "data stream N from PEER failed authentication:
   /// the data was altered on the way".
   BraidError AuthenticationFailure() const;
 
  private:
+  /// Sealed: reads `length` payload bytes and the tag into the scratch
+  /// buffer and opens them; throws AuthenticationFailure when they fail.
+  void OpenInScratch(std::uint32_t length);
+
   DataSocket& socket_;
   std::uint32_t max_payload_;
   std::unique_ptr<FrameSealer> sealer_;
   std::unique_ptr<FrameOpener> opener_;
-  /// Sealed: the ciphertext of the frame being sent; grows to the largest payload.
+  /// Sealed: the ciphertext of the frame being sent, or of a refused frame
+  /// being read; grows to the largest payload.
   std::vector<std::uint8_t> scratch_;
   FrameHeaderBytes head_{};   ///< the last header read, as it came (the AAD)
   FrameHeader last_;          ///< and decoded

@@ -38,7 +38,8 @@ void StreamReceiver::Run(TransferState& state, const PassEndFn& pass_end) {
         if (!pass_end(h.file_id)) return;
         break;
       case FrameType::kResend:
-        throw BraidError(ErrorCode::kProtocol, "protocol error: resend request from the source");
+        frames_.Refuse(
+            BraidError(ErrorCode::kProtocol, "protocol error: resend request from the source"));
     }
   }
 }
@@ -46,9 +47,14 @@ void StreamReceiver::Run(TransferState& state, const PassEndFn& pass_end) {
 void StreamReceiver::ReceiveData(const FrameHeader& h, TransferState& state) {
   bool compressed = (h.flags & kFlagCompressed) != 0;
   if (compressed && params_.compress_level <= 0) {
-    throw BraidError(ErrorCode::kProtocol, "protocol error: compressed block not negotiated");
+    frames_.Refuse(
+        BraidError(ErrorCode::kProtocol, "protocol error: compressed block not negotiated"));
   }
-  files_.CheckBlock(h.file_id, h.offset, h.raw_length);
+  try {
+    files_.CheckBlock(h.file_id, h.offset, h.raw_length);
+  } catch (const BraidError& e) {
+    frames_.Refuse(e);
+  }
   if (!writer_.WaitForRoom(h.file_id, h.offset)) return;
   BufferRef buffer = pool_.Acquire();
   if (!buffer) return;
@@ -74,10 +80,11 @@ std::optional<DigestValue> StreamReceiver::ReadFileEnd(const FrameHeader& h) {
   bool flagged = (h.flags & kFlagHasDigest) != 0;
   std::size_t want = DigestSize(params_.hash);
   if (flagged != hashing() || (flagged && h.length != want)) {
-    throw BraidError(ErrorCode::kProtocol, "protocol error: file end from " + socket_.peer() +
-                                               " carries a digest of " + std::to_string(h.length) +
-                                               " bytes; " + std::string(HashName(params_.hash)) +
-                                               " has " + std::to_string(want));
+    frames_.Refuse(BraidError(ErrorCode::kProtocol, "protocol error: file end from " +
+                                                        socket_.peer() + " carries a digest of " +
+                                                        std::to_string(h.length) + " bytes; " +
+                                                        std::string(HashName(params_.hash)) +
+                                                        " has " + std::to_string(want)));
   }
   std::array<std::uint8_t, kMaxDigestSize> bytes{};
   if (!frames_.ReadPayload({bytes.data(), h.length})) {

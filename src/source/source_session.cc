@@ -447,7 +447,8 @@ bool SourceSession::Impl::SendPassEnd(FrameStream& frames, std::vector<std::uint
   }
   const FrameHeader h = *next;
   if (h.type != FrameType::kResend) {
-    throw BraidError(ErrorCode::kProtocol, "protocol error: unexpected frame from the sink");
+    frames.Refuse(
+        BraidError(ErrorCode::kProtocol, "protocol error: unexpected frame from the sink"));
   }
   reply.resize(h.length);
   if (!frames.ReadPayload(reply)) {

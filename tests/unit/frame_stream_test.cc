@@ -124,6 +124,7 @@ TEST_P(SealedFrameStreamTest, EveryAlteredByteIsRefused) {
   const Bytes block = Block(64, 9);
   source.Send(DataHeader(64, 0), block);
   const Bytes wire = Take(p.tap_in.get(), kFrameHeaderSize + 64 + kSealTagSize);
+  constexpr std::size_t kLengthField = 12;  // 4 bytes: they say how much is read
   // A fresh pair (fresh keys) per byte keeps each opener unspent.
   for (std::size_t i = 0; i < wire.size(); ++i) {
     SCOPED_TRACE("byte " + std::to_string(i));
@@ -134,15 +135,56 @@ TEST_P(SealedFrameStreamTest, EveryAlteredByteIsRefused) {
     Bytes frame = Take(fresh.tap_in.get(), wire.size());
     frame[i] ^= 0x01;
     Give(fresh.tap_out.get(), frame);
+    bool in_header = i < kFrameHeaderSize;
     bool refused = false;
     Bytes out(64);
     try {
       std::optional<FrameHeader> h = r.ReadHeader();
       refused = !h || h->length != 64 || !r.ReadPayload(out);
+      EXPECT_TRUE(i >= kLengthField && i < kLengthField + 4 && refused)
+          << "only an altered length is refused without a throw";
     } catch (const BraidError& e) {
-      refused = e.code() == ErrorCode::kIntegrity || e.code() == ErrorCode::kProtocol;
+      // A header that no longer decodes is a protocol error; everything else the tag refuses.
+      refused =
+          e.code() == ErrorCode::kIntegrity || (in_header && e.code() == ErrorCode::kProtocol);
+      if (!in_header) {
+        EXPECT_EQ(e.code(), ErrorCode::kIntegrity) << e.what();
+      }
     }
     EXPECT_TRUE(refused);
+  }
+}
+
+TEST_P(SealedFrameStreamTest, RefusedHeaderIsOpenedFirstSoTamperingIsNamed) {
+  Pair p = MakePair(GetParam());
+  FrameStream source(*p.a, kMax);
+  FrameStream sink(*p.b, kMax);
+  const BraidError refusal(ErrorCode::kProtocol, "protocol error: block past the file's end");
+  // A genuine frame the sink refuses: the refusal is the peer's own error.
+  source.Send(DataHeader(32, 1000), Block(32, 1));
+  Give(p.tap_out.get(), Take(p.tap_in.get(), kFrameHeaderSize + 32 + kSealTagSize));
+  ASSERT_TRUE(sink.ReadHeader());
+  try {
+    sink.Refuse(refusal);
+  } catch (const BraidError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kProtocol) << e.what();
+  }
+  // Its offset altered on the way: the same refusal now names the tampering.
+  Pair q = MakePair(GetParam());
+  FrameStream s(*q.a, kMax);
+  FrameStream r(*q.b, kMax);
+  s.Send(DataHeader(32, 1000), Block(32, 1));
+  Bytes frame = Take(q.tap_in.get(), kFrameHeaderSize + 32 + kSealTagSize);
+  frame[16] ^= 0x80;  // the offset's top byte
+  Give(q.tap_out.get(), frame);
+  ASSERT_TRUE(r.ReadHeader());
+  try {
+    r.Refuse(refusal);
+  } catch (const BraidError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kIntegrity) << e.what();
+    EXPECT_NE(std::string(e.what()).find("data stream 5 from source-host:1 failed authentication"),
+              std::string::npos)
+        << e.what();
   }
 }
 
