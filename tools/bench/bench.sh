@@ -1168,7 +1168,7 @@ write_markdown() {
     done
     summary_lines | sed 's/^/- /'
     echo
-    echo "Targets (issue 12), from this run:"
+    echo "Targets (issues 12 and 14), from this run:"
     echo
     target_lines | sed 's/^/- /'
     echo
