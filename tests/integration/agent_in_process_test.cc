@@ -21,6 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr std::uint64_t kMiB = 1 << 20;
+
 class AgentInProcessTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -59,14 +61,23 @@ class AgentInProcessTest : public ::testing::Test {
     limited_ = false;
   }
 
+  /// A 24 MiB copy on one stream whose sink cannot write past 2 MiB, with
+  /// `first`'s error held to reach the agent first (ErrorOrder).
+  AgentRun FailBothEnds(Side first, std::uint64_t seed) {
+    WritePatternFile(dir_ + "/file", 24 * kMiB, seed);
+    launcher_.OrderErrors(first);
+    LimitFileSize(2 * kMiB);
+    AgentRun run = Braid({"-s", "1", dir_ + "/file", dir_ + "/dst/file"});
+    LiftFileSizeLimit();
+    return run;
+  }
+
   std::string dir_;
   std::string config_;
   InProcessLauncher launcher_;
   rlimit saved_limit_{};
   bool limited_ = false;
 };
-
-constexpr std::uint64_t kMiB = 1 << 20;
 
 TEST_F(AgentInProcessTest, CopiesATreeThroughServersInThisProcess) {
   fs::create_directories(dir_ + "/tree/sub");
@@ -120,20 +131,12 @@ void ExpectTheSinksCauseReported(const AgentRun& run, ErrorOrder* order) {
 }
 
 TEST_F(AgentInProcessTest, ReportsTheSinksCauseWhenTheSourcesEchoComesFirst) {
-  WritePatternFile(dir_ + "/file", 24 * kMiB, 5);
-  launcher_.OrderErrors(Side::kSource);
-  LimitFileSize(2 * kMiB);
-  AgentRun run = Braid({"-s", "1", dir_ + "/file", dir_ + "/dst/file"});
-  LiftFileSizeLimit();
+  AgentRun run = FailBothEnds(Side::kSource, 5);
   ExpectTheSinksCauseReported(run, launcher_.error_order());
 }
 
 TEST_F(AgentInProcessTest, KeepsTheSinksCauseWhenTheSourcesEchoFollows) {
-  WritePatternFile(dir_ + "/file", 24 * kMiB, 6);
-  launcher_.OrderErrors(Side::kSink);
-  LimitFileSize(2 * kMiB);
-  AgentRun run = Braid({"-s", "1", dir_ + "/file", dir_ + "/dst/file"});
-  LiftFileSizeLimit();
+  AgentRun run = FailBothEnds(Side::kSink, 6);
   ExpectTheSinksCauseReported(run, launcher_.error_order());
 }
 

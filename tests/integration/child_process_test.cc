@@ -11,10 +11,13 @@
 
 #include "braid/error.h"
 #include "braid/unique_fd.h"
+#include "support/byte_stream_text.h"
 #include "transport/fd_byte_stream.h"
 
 namespace braid {
 namespace {
+
+using testing::ReadToEnd;
 
 ChildSpec Shell(const std::string& script) {
   ChildSpec spec;
@@ -22,14 +25,6 @@ ChildSpec Shell(const std::string& script) {
   spec.path = "/bin/sh";
   spec.argv = {"sh", "-c", script};
   return spec;
-}
-
-/// Everything `stream` carries until its end.
-std::string ReadAll(ByteStream& stream) {
-  std::string text;
-  char buf[256];
-  for (std::size_t n; (n = stream.ReadSome(buf, sizeof buf)) > 0;) text.append(buf, n);
-  return text;
 }
 
 FdByteStream ControlOf(ChildProcess& child) {
@@ -68,7 +63,7 @@ TEST(ChildProcessTest, ControlSocketIsStdinAndStdout) {
   ChildProcess child(Shell("read line; printf 'got %s' \"$line\""));
   FdByteStream control = ControlOf(child);
   control.WriteAll("ping\n", 5);
-  EXPECT_EQ(ReadAll(control), "got ping");
+  EXPECT_EQ(ReadToEnd(control), "got ping");
   EXPECT_EQ(child.Wait(), 0);
 }
 
@@ -77,7 +72,7 @@ TEST(ChildProcessTest, ControlSocketOnAGivenDescriptor) {
   spec.control_fd = 3;
   ChildProcess child(spec);
   FdByteStream control = ControlOf(child);
-  EXPECT_EQ(ReadAll(control), "on three");
+  EXPECT_EQ(ReadToEnd(control), "on three");
   EXPECT_EQ(child.Wait(), 0);
 }
 
@@ -87,7 +82,7 @@ TEST(ChildProcessTest, StderrToAPipeWhenAsked) {
   ChildProcess child(spec);
   UniqueFd err_fd = child.TakeStderr();
   FdByteStream err(err_fd.get(), -1, {"stderr read", "stderr write"});
-  EXPECT_EQ(ReadAll(err), "oops\n");
+  EXPECT_EQ(ReadToEnd(err), "oops\n");
   EXPECT_EQ(child.Wait(), 2);
 }
 

@@ -13,9 +13,12 @@
 
 #include "braid/error.h"
 #include "braid/unique_fd.h"
+#include "support/byte_stream_text.h"
 
 namespace braid {
 namespace {
+
+using testing::ReadToEnd;
 
 const FdStreamWords kWords{"reading from the test peer failed",
                            "the test peer stopped taking input"};
@@ -30,13 +33,6 @@ struct SocketPair {
   UniqueFd ours;
   UniqueFd theirs;
 };
-
-std::string ReadAll(ByteStream& stream) {
-  std::string text;
-  char buf[256];
-  for (std::size_t n; (n = stream.ReadSome(buf, sizeof buf)) > 0;) text.append(buf, n);
-  return text;
-}
 
 /// The message of the BraidError(kPeerLost) `fn` throws; fails the test otherwise.
 template <typename Fn>
@@ -60,7 +56,7 @@ TEST(FdByteStreamTest, CarriesBytesBothWaysOverAnOwnedSocket) {
     ours.WriteAll(big.data(), big.size());
     ours.CloseWrite();
   });
-  EXPECT_EQ(ReadAll(theirs), big);
+  EXPECT_EQ(ReadToEnd(theirs), big);
   writer.join();
   theirs.WriteAll("back", 4);  // half-closed: the other way still works
   char buf[8] = {};
@@ -103,7 +99,7 @@ TEST(FdByteStreamTest, WritesToAPipeAndClosesItAtCloseWrite) {
   stream.WriteAll("piped", 5);
   stream.CloseWrite();  // a pipe has no half-close: closed
   FdByteStream reader(read_end.get(), -1, kWords);
-  EXPECT_EQ(ReadAll(reader), "piped");
+  EXPECT_EQ(ReadToEnd(reader), "piped");
   const std::string message = PeerLostMessage([&] { stream.WriteAll("late", 4); });
   EXPECT_NE(message.find("the test peer stopped taking input: "), std::string::npos) << message;
 }
@@ -129,7 +125,7 @@ TEST(FdByteStreamTest, CloseEndsTheStreamForThePeer) {
   FdByteStream ours(std::move(pair.ours), kWords);
   ours.Close();
   FdByteStream theirs(pair.theirs.get(), pair.theirs.get(), kWords);
-  EXPECT_EQ(ReadAll(theirs), "");
+  EXPECT_EQ(ReadToEnd(theirs), "");
 }
 
 }  // namespace
