@@ -10,6 +10,7 @@
 #include <map>
 
 #include "agent/file_list_check.h"
+#include "agent/report/console.h"
 #include "agent/report/progress_display.h"
 #include "agent/report/transfer_report.h"
 #include "agent/server_end.h"
@@ -114,7 +115,7 @@ class Agent {
         throw BraidError(err->code, err->message);
       }
       if (auto* warn = std::get_if<Warning>(&*ev->message)) {
-        std::fprintf(stderr, "braid: warning: %s\n", warn->message.c_str());
+        PrintLine(stderr, "braid: warning: %s", warn->message.c_str());
         continue;
       }
       if (auto* kept = std::get_if<Kept>(&*ev->message)) {
@@ -220,14 +221,14 @@ class Agent {
         where += " (and " + std::to_string(ready.addresses.size() - 1) + " other addresses)";
       }
     }
-    std::fprintf(stderr, "braid: %zu files, %s; %s; %d streams\n", files_,
-                 total_ ? FormatBytes(*total_).c_str() : "size unknown", where.c_str(),
-                 static_cast<int>(params.streams));
+    PrintLine(stderr, "braid: %zu files, %s; %s; %d streams", files_,
+              total_ ? FormatBytes(*total_).c_str() : "size unknown", where.c_str(),
+              static_cast<int>(params.streams));
     if (options_.tos >= 0) {
-      std::fprintf(stderr, "braid: qos: tos 0x%02x\n", static_cast<unsigned>(options_.tos));
+      PrintLine(stderr, "braid: qos: tos 0x%02x", static_cast<unsigned>(options_.tos));
     }
     if (!options_.congestion_control.empty()) {
-      std::fprintf(stderr, "braid: congestion control: %s\n", options_.congestion_control.c_str());
+      PrintLine(stderr, "braid: congestion control: %s", options_.congestion_control.c_str());
     }
   }
 
@@ -253,8 +254,8 @@ class Agent {
   void ConnectReverse() {
     SourceReady listening = WaitForSource();
     if (options_.verbose > 0) {
-      std::fprintf(stderr, "braid: -z: source listening on %s port %u\n",
-                   listening.addresses.front().c_str(), listening.port);
+      PrintLine(stderr, "braid: -z: source listening on %s port %u",
+                listening.addresses.front().c_str(), listening.port);
     }
     sink_->Send(SinkConnect{listening.addresses, listening.port});
   }
@@ -309,7 +310,7 @@ class Agent {
     if (side == Side::kSink) bytes_ = p.bytes;
     if (side == Side::kSource) max_active_ = std::max(max_active_, p.active_streams);
     if (!p.controller_note.empty() && options_.verbose > 0) {
-      std::fprintf(stderr, "braid: streams: %s\n", p.controller_note.c_str());
+      PrintLine(stderr, "braid: streams: %s", p.controller_note.c_str());
     }
     streams_ = std::max(streams_, p.streams);
     if (report_) report_->OnProgress(Elapsed(), side == Side::kSource, p, bytes_);
@@ -388,7 +389,7 @@ class Agent {
       what += std::to_string(ready.failed_blocks) + " kept block" +
               (ready.failed_blocks == 1 ? "" : "s") + " failed verification and will be sent again";
     }
-    std::fprintf(stderr, "braid: resuming %s: %s\n", DestinationName().c_str(), what.c_str());
+    PrintLine(stderr, "braid: resuming %s: %s", DestinationName().c_str(), what.c_str());
   }
 
   std::uint64_t SizeOf(std::uint32_t id) const {
@@ -448,7 +449,7 @@ class Agent {
       if (!ev->message) continue;
       if (auto* kept = std::get_if<Kept>(&*ev->message)) kept_ = *kept;
     }
-    std::fprintf(stderr, "braid: %s\n", error.what());
+    PrintLine(stderr, "braid: %s", error.what());
     ReportKept();
     if (report_) {
       report_->Finish(Elapsed(), bytes_);
@@ -469,17 +470,17 @@ class Agent {
   void ReportKept() {
     if (!sink_ || options_.destination.is_stdio()) return;
     if (kept_ && kept_->partial_files > 0) {
-      std::fprintf(stderr,
-                   "braid: kept %s in %u partial file%s at %s; run the same command again to "
-                   "resume\n",
-                   FormatBytes(kept_->bytes).c_str(), kept_->partial_files,
-                   kept_->partial_files == 1 ? "" : "s", DestinationName().c_str());
+      PrintLine(stderr,
+                "braid: kept %s in %u partial file%s at %s; run the same command again to "
+                "resume",
+                FormatBytes(kept_->bytes).c_str(), kept_->partial_files,
+                kept_->partial_files == 1 ? "" : "s", DestinationName().c_str());
     } else if (!kept_ && bytes_ > 0 && !options_.remove_partial) {
       // The sink went away without a word: what it journaled before is still there.
-      std::fprintf(stderr,
-                   "braid: partial files at %s keep what was journaled before the failure; run "
-                   "the same command again to resume\n",
-                   DestinationName().c_str());
+      PrintLine(stderr,
+                "braid: partial files at %s keep what was journaled before the failure; run "
+                "the same command again to resume",
+                DestinationName().c_str());
     }
   }
 
@@ -494,7 +495,7 @@ class Agent {
     // The lines md5sum, sha256sum and xxh128sum print, so `sha256sum -c` checks them.
     for (const auto& d : done_files_) {
       if (d.hash == HashAlgorithm::kNone) continue;
-      std::fprintf(out, "%s  %s\n", ToHex(d.sink_digest).c_str(), DonePath(d).c_str());
+      PrintLine(out, "%s  %s", ToHex(d.sink_digest).c_str(), DonePath(d).c_str());
     }
     std::fflush(out);
     if (options_.verbose > 0 || (progress_ && progress_->active())) {
@@ -516,10 +517,10 @@ class Agent {
         over = "up to " + std::to_string(max_active_) + " of " + over + " (-s auto)";
       }
       if (options_.cipher == Cipher::kNone) over += ", unencrypted";  // else sealed: the default
-      std::fprintf(stderr, "braid: copied %s in %zu files in %.2f s (%s) over %s%s%s%s\n",
-                   FormatBytes(bytes_).c_str(), files_, secs,
-                   FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(),
-                   over.c_str(), wire.c_str(), resumed.c_str(), verified.c_str());
+      PrintLine(stderr, "braid: copied %s in %zu files in %.2f s (%s) over %s%s%s%s",
+                FormatBytes(bytes_).c_str(), files_, secs,
+                FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(), over.c_str(),
+                wire.c_str(), resumed.c_str(), verified.c_str());
     }
     if (report_) {
       ReportEnd end;
@@ -572,7 +573,7 @@ int RunAgent(const Options& options, ServerLauncher& launcher) {
   try {
     return Agent(options, launcher).Run();
   } catch (const BraidError& e) {
-    std::fprintf(stderr, "braid: %s\n", e.what());
+    PrintLine(stderr, "braid: %s", e.what());
     return ExitCodeFor(e.code());
   }
 }

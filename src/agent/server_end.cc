@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "agent/report/console.h"
 #include "launch/ssh_command_server.h"
 
 namespace braid {
@@ -9,8 +10,7 @@ ServerEnd::ServerEnd(Side side, const Endpoint& endpoint, const Options& options
                      ServerLauncher& launcher, BlockingQueue<AgentEvent>& events)
     : side_(side), label_(endpoint.host), events_(events) {
   auto print_stderr = [](const std::string& host, std::string_view text) {
-    std::fprintf(stderr, "%s: %.*s", host.c_str(), static_cast<int>(text.size()), text.data());
-    if (!text.empty() && text.back() != '\n') std::fputc('\n', stderr);
+    WritePeerText(stderr, host, text);
   };
   LaunchedServer launched = launcher.Launch(side, endpoint, options, print_stderr);
   channel_ = std::move(launched.channel);

@@ -3,7 +3,8 @@
 /// `-T "braid_fake_serve SCENARIO [ARG]"`; it answers the control protocol on
 /// stdin/stdout, sends the scenario's file list and, once told to start,
 /// connects to the real sink with the real handshake and sends the
-/// scenario's frames. Scenarios are listed in ListFor() and PlayData().
+/// scenario's frames. Scenarios are listed in ListFor() and PlayData(), and
+/// the escape-* ones, which say things meant for the user's terminal, in Run().
 
 #include <signal.h>
 
@@ -155,8 +156,14 @@ void AwaitEnd(FakeControl& control) {
   }
 }
 
+/// What the escape-* scenarios say: a forged window title, a screen clear, and
+/// a line break followed by a line that reads like braid's own summary.
+constexpr char kForgery[] =
+    "\x1b]0;pwned\x07\x1b[2Jfine\nbraid: copied 1.00 TiB in 1 files\xc2\x9b";
+
 int Run(const std::string& scenario, const std::string& arg) {
   FakeControl control(0, 1, 60);
+  if (scenario == "escape-stderr") std::fprintf(stderr, "%s\n", kForgery);
   if (!control.Await<Hello>()) return 1;
   control.Send(HelloReply{kProtocolVersion, "fake", ""});
   if (scenario == "oversized-control") {
@@ -167,6 +174,12 @@ int Run(const std::string& scenario, const std::string& arg) {
   }
   std::optional<SourceOpen> open = control.Await<SourceOpen>();
   if (!open || open->paths.empty()) return 1;
+  if (scenario == "escape-error") {
+    control.Send(ErrorMessage{ErrorCode::kSourceUnreadable, kForgery});
+    AwaitEnd(control);
+    return 0;
+  }
+  if (scenario == "escape-warning") control.Send(Warning{kForgery});
   std::vector<FileEntry> list = ListFor(scenario, TopName(open->paths.front()), arg);
   std::vector<std::uint8_t> body = EncodeRawFileList(list, /*last=*/true);
   control.SendRaw(static_cast<std::uint32_t>(body.size()), body);

@@ -18,17 +18,23 @@ class HostileTest : public SshdTest {
  protected:
   HostileTest() : guard_(dir) {}
 
-  /// The real agent copying `name` from a fake source playing `scenario` into
-  /// target/ (-s 1, 64 KiB blocks, so every scenario uses one stream).
-  ProcessResult RunFakeSource(const std::string& scenario, const std::string& name,
-                              std::vector<std::string> extra = {}, int timeout_seconds = 30) {
+  /// The real agent's arguments for copying `name` from a fake source playing
+  /// `scenario` into target/ (-s 1, 64 KiB blocks, so every scenario uses one stream).
+  std::vector<std::string> FakeSourceArgs(const std::string& scenario, const std::string& name,
+                                          std::vector<std::string> extra = {}) {
     std::string command = std::string(BRAID_FAKE_SERVE) + " " + scenario + " " + guard_.outside();
     // braid_fake_serve sends clear frames, so its hostile headers reach the sink's checks.
     std::vector<std::string> args{"-s", "1", "-B", "64K", "--cipher", "none", "-T", command};
     args.insert(args.end(), extra.begin(), extra.end());
     args.push_back(Remote("/nonexistent/" + name));
     args.push_back(guard_.target() + "/");
-    return RunBraid(args, {}, "", timeout_seconds);
+    return args;
+  }
+
+  /// The real agent run with FakeSourceArgs.
+  ProcessResult RunFakeSource(const std::string& scenario, const std::string& name,
+                              std::vector<std::string> extra = {}, int timeout_seconds = 30) {
+    return RunBraid(FakeSourceArgs(scenario, name, std::move(extra)), {}, "", timeout_seconds);
   }
 
   /// Nothing outside target/ changed.

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,6 +60,25 @@ void CloseFd(int& fd) {
   fd = -1;
 }
 
+int ExitCodeOf(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+/// In a forked child: a process group of its own, default signals, exec.
+[[noreturn]] void ExecChild(std::vector<char*>& args, std::vector<char*>& env) {
+  // Only async-signal-safe calls from here to exec.
+  ::signal(SIGPIPE, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::execvpe(args[0], args.data(), env.data());
+  const char msg[] = "RunProcess: exec failed\n";
+  [[maybe_unused]] ssize_t n = ::write(2, msg, sizeof(msg) - 1);
+  ::_exit(127);
+}
+
 }  // namespace
 
 ProcessResult RunProcess(const std::vector<std::string>& argv,
@@ -88,19 +108,11 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
     return result;
   }
   if (pid == 0) {
-    // Only async-signal-safe calls from here to exec.
     ::setpgid(0, 0);
     ::dup2(in[0], 0);
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
-    ::signal(SIGPIPE, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::execvpe(c_args[0], c_args.data(), c_env.data());
-    const char msg[] = "RunProcess: exec failed\n";
-    [[maybe_unused]] ssize_t n = ::write(2, msg, sizeof(msg) - 1);
-    ::_exit(127);
+    ExecChild(c_args, c_env);
   }
   ::close(in[0]);
   ::close(out[1]);
@@ -163,12 +175,53 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(status)) {
-    result.exit_code = WEXITSTATUS(status);
+  result.exit_code = ExitCodeOf(status);
+  return result;
+}
+
+ProcessResult RunInTerminal(const std::vector<std::string>& argv,
+                            const std::map<std::string, std::string>& env_overrides,
+                            int timeout_seconds) {
+  ProcessResult result;
+  std::vector<std::string> args = argv;
+  std::vector<std::string> env = BuildEnvironment(env_overrides);
+  std::vector<char*> c_args = CStrings(args);
+  std::vector<char*> c_env = CStrings(env);
+  int master = -1;
+  winsize size{};
+  size.ws_row = 24;
+  size.ws_col = 80;
+  const pid_t pid = ::forkpty(&master, nullptr, nullptr, &size);
+  if (pid < 0) {
+    result.err = std::string("RunInTerminal: forkpty: ") + std::strerror(errno);
+    return result;
   }
-  if (WIFSIGNALED(status)) {
-    result.exit_code = 128 + WTERMSIG(status);
+  if (pid == 0) ExecChild(c_args, c_env);  // forkpty made it a session leader
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(timeout_seconds);
+  char buf[65536];
+  for (;;) {
+    if (Clock::now() >= deadline) {
+      result.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      result.err += "[RunInTerminal: killed pid " + std::to_string(pid) + " after timeout]\n";
+      break;
+    }
+    pollfd fd{master, POLLIN, 0};
+    if (::poll(&fd, 1, 100) < 0 && errno != EINTR) break;
+    if ((fd.revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+    const ssize_t n = ::read(master, buf, sizeof(buf));
+    if (n > 0) {
+      result.out.append(buf, static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;  // EIO: every holder of the terminal's other side has gone
+    }
   }
+  ::close(master);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_code = ExitCodeOf(status);
   return result;
 }
 
@@ -188,6 +241,20 @@ ProcessResult RunBraid(std::vector<std::string> args,
     env["SSH_AUTH_SOCK"] = "";
   }
   return RunProcess(args, env, stdin_data, timeout_seconds);
+}
+
+ProcessResult RunBraidInTerminal(std::vector<std::string> args,
+                                 const std::map<std::string, std::string>& env_overrides,
+                                 int timeout_seconds) {
+#ifdef BRAID_BINARY
+  args.insert(args.begin(), BRAID_BINARY);
+#else
+  args.insert(args.begin(), "braid");
+#endif
+  std::map<std::string, std::string> env = env_overrides;
+  if (env.count("HOME") == 0) env["HOME"] = SshdFixture::Get().home();
+  if (env.count("SSH_AUTH_SOCK") == 0) env["SSH_AUTH_SOCK"] = "";
+  return RunInTerminal(args, env, timeout_seconds);
 }
 
 }  // namespace braid::testing

@@ -24,11 +24,24 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env_overrides = {},
                          const std::string& stdin_data = "", int timeout_seconds = 300);
 
+/// Runs `argv` as RunProcess does, but with a pseudo-terminal as its stdin,
+/// stdout and stderr (so it behaves as it would for a user at a terminal):
+/// everything it wrote to the terminal is in `out`, `err` only has the
+/// runner's own notes.
+ProcessResult RunInTerminal(const std::vector<std::string>& argv,
+                            const std::map<std::string, std::string>& env_overrides = {},
+                            int timeout_seconds = 300);
+
 /// RunProcess of the freshly built braid (BRAID_BINARY) with `args`. Unless
 /// overridden, HOME is the sshd fixture's home (so braid finds its ssh config,
 /// keys and known_hosts) and SSH_AUTH_SOCK is unset (no agent leaks in).
 ProcessResult RunBraid(std::vector<std::string> args,
                        const std::map<std::string, std::string>& env_overrides = {},
                        const std::string& stdin_data = "", int timeout_seconds = 300);
+
+/// RunBraid at a pseudo-terminal (RunInTerminal).
+ProcessResult RunBraidInTerminal(std::vector<std::string> args,
+                                 const std::map<std::string, std::string>& env_overrides = {},
+                                 int timeout_seconds = 300);
 
 }  // namespace braid::testing

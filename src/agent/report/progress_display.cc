@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "agent/report/console.h"
+
 namespace braid {
 namespace {
 
@@ -35,12 +37,12 @@ void ProgressDisplay::Update(double now_s, std::uint64_t bytes) {
   ProgressSnapshot snap{bytes, total_, meter_.ElapsedSeconds(), meter_.CurrentRate(),
                         meter_.AverageRate()};
   if (mode_ == Mode::kLines) {
-    std::fprintf(stderr, "%s\n", FormatProgressLine(snap).c_str());
+    WriteLine(stderr, FormatProgressLine(snap));
     next_s_ += interval_s_;
     if (next_s_ < now_s) next_s_ = now_s + interval_s_;
   } else {
     int width = TerminalWidth() - 1;
-    std::fprintf(stderr, "\r%s", FormatProgressBar(snap, width).c_str());
+    WriteBar(stderr, FormatProgressBar(snap, width));
     drawn_ = true;
     next_s_ = now_s + kBarPeriod;
   }

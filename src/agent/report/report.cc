@@ -5,6 +5,8 @@
 #include <cmath>
 #include <ctime>
 
+#include "agent/report/visible_text.h"
+
 namespace braid {
 namespace {
 
@@ -13,35 +15,6 @@ namespace {
 template <typename T>
 T Grown(T a, T b) {
   return a > b ? static_cast<T>(a - b) : T{0};
-}
-
-/// Length of the valid UTF-8 sequence at `s[i]`, or 0 if it is not one
-/// (stray continuation, overlong form, surrogate, beyond U+10FFFF, truncated).
-std::size_t Utf8Length(std::string_view s, std::size_t i) {
-  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = byte(i);
-  std::size_t len = 0;
-  unsigned char lo = 0x80;
-  unsigned char hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    if (c == 0xE0) lo = 0xA0;  // overlong
-    if (c == 0xED) hi = 0x9F;  // UTF-16 surrogates
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    if (c == 0xF0) lo = 0x90;  // overlong
-    if (c == 0xF4) hi = 0x8F;  // beyond U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < len; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  }
-  return len;
 }
 
 std::string Timestamp(double unix_time) {
@@ -163,6 +136,12 @@ std::string JsonQuote(std::string_view text) {
       if (len == 0) {
         out += "\\ufffd";
         ++i;
+      } else if (IsC1Control(text.substr(i, len))) {
+        // Valid JSON raw, but a terminal that shows the document may obey it.
+        out += "\\u00";
+        out += kHex[static_cast<unsigned char>(text[i + 1]) >> 4];
+        out += kHex[static_cast<unsigned char>(text[i + 1]) & 0xF];
+        i += len;
       } else {
         out.append(text.substr(i, len));
         i += len;

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "agent/report/console.h"
 #include "braid/error.h"
 
 #ifndef BRAID_VERSION
@@ -76,8 +77,8 @@ void TransferReport::CloseCsv() {
   csv_ = nullptr;
   // The copy itself went fine; a lost report is worth a warning, not a failure.
   if (failed) {
-    std::fprintf(stderr, "braid: warning: could not write all of the report to %s\n",
-                 options_.report_csv.c_str());
+    PrintLine(stderr, "braid: warning: could not write all of the report to %s",
+              options_.report_csv.c_str());
   }
 }
 
