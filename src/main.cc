@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "agent/agent.h"
+#include "agent/interrupt.h"
 #include "braid/error.h"
 #include "cli/command_line.h"
 #include "launch/server_launcher.h"

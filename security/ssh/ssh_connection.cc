@@ -18,9 +18,6 @@
 namespace braid {
 namespace {
 
-constexpr auto kConnectTimeout = std::chrono::seconds(10);
-/// Bounds each blocking libssh2 call during handshake and authentication.
-constexpr long kSetupTimeoutMs = 30000;
 constexpr auto kExecTimeout = std::chrono::seconds(30);
 
 /// The passwd entry of the current user; empty fields if there is none.
@@ -112,10 +109,10 @@ std::unique_ptr<SshConnection> SshConnection::Open(const SshTarget& target) {
                                             " as; write user@" + target.host);
   }
 
-  const int fd = ConnectTcp(target.host, hostname, port, kConnectTimeout);
+  const int fd = ConnectTcp(target.host, hostname, port, target.connect_timeout);
   auto session = std::make_shared<SshSession>(target.host, fd);
   LIBSSH2_SESSION* raw = session->raw();
-  libssh2_session_set_timeout(raw, kSetupTimeoutMs);
+  libssh2_session_set_timeout(raw, static_cast<long>(target.connect_timeout.count()));
 
   HostKeyCheck check;
   check.display_host = target.host;

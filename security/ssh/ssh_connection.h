@@ -2,6 +2,7 @@
 /// The ssh control channel: one libssh2 session to one host, which execs
 /// `braid --serve` and carries the control protocol over the channel's stdio.
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ struct SshTarget {
   std::vector<std::string> identity_files;  ///< -i; tried before config and defaults
   bool accept_new_host_key = false;         ///< record an unknown (never a changed) key
   std::string home;                         ///< $HOME, else the passwd entry
+  /// Bounds the TCP connect and, separately, each step of the ssh setup
+  /// (handshake, host key, authentication).
+  std::chrono::milliseconds connect_timeout{30000};
 };
 
 class SshConnection {

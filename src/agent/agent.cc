@@ -10,6 +10,7 @@
 #include <map>
 
 #include "agent/file_list_check.h"
+#include "agent/interrupt.h"
 #include "agent/report/console.h"
 #include "agent/report/progress_display.h"
 #include "agent/report/transfer_report.h"
@@ -20,9 +21,6 @@
 namespace braid {
 namespace {
 
-/// Set by RequestInterrupt from a signal handler, read by the agent's thread.
-std::atomic<int> g_interrupt{0};
-
 /// After the first error, wait this long for the other side's, to report the cause
 /// (a full disk) rather than its echo (a reset stream).
 constexpr auto kErrorGrace = std::chrono::milliseconds(400);
@@ -30,13 +28,14 @@ constexpr auto kTick = std::chrono::milliseconds(100);
 /// How long a server that stopped reporting gets to answer Abort before it is
 /// abandoned: a stopped process never will, and a live one answers at once.
 constexpr auto kSilentCloseGrace = std::chrono::seconds(2);
+/// After Ctrl-C: time for the ends to answer Abort with what they kept,
+/// inside kInterruptBound.
+constexpr auto kInterruptCloseGrace = std::chrono::milliseconds(1000);
 
 /// Errors that are usually the consequence of a failure elsewhere.
 bool IsEcho(ErrorCode code) {
   return code == ErrorCode::kPeerLost || code == ErrorCode::kInterrupted;
 }
-
-std::string SignalName(int sig) { return sig == SIGTERM ? "SIGTERM" : "SIGINT"; }
 
 class Agent {
  public:
@@ -96,9 +95,7 @@ class Agent {
   /// The next event; throws on interrupt, errors and unexpected ends.
   AgentEvent Next() {
     for (;;) {
-      if (int sig = g_interrupt.load()) {
-        throw BraidError(ErrorCode::kInterrupted, "interrupted by " + SignalName(sig));
-      }
+      ThrowIfInterrupted();
       if (stall_) {
         if (auto why = stall_->Check(std::chrono::steady_clock::now())) {
           throw BraidError(ErrorCode::kStalled, *why);
@@ -425,8 +422,12 @@ class Agent {
   /// Stops both ends, picks the error that explains the failure, prints it.
   int Fail(BraidError error) {
     if (progress_) progress_->Finish();
+    // Whatever broke after Ctrl-C (an ssh client it also stopped), the user's
+    // interrupt is the cause, and the user is waiting.
+    const bool interrupted = PendingInterrupt() != 0;
+    if (interrupted) error = InterruptError();
     auto deadline = std::chrono::steady_clock::now() + kErrorGrace;
-    while (IsEcho(error.code()) && (source_ || sink_) &&
+    while (!interrupted && IsEcho(error.code()) && (source_ || sink_) &&
            std::chrono::steady_clock::now() < deadline) {
       std::optional<AgentEvent> ev = events_.PopFor(kTick);
       if (!ev || !ev->message) continue;
@@ -435,15 +436,7 @@ class Agent {
         error = BraidError(err->code, err->message);
       }
     }
-    std::string reason = error.what();
-    // After a stall, an end that stopped reporting will likely not answer Abort either.
-    auto grace = [&](Side side) -> std::chrono::milliseconds {
-      bool silent = error.code() == ErrorCode::kStalled && stall_ &&
-                    stall_->Silent(static_cast<int>(side), std::chrono::steady_clock::now());
-      return silent ? kSilentCloseGrace : ServerEnd::kCloseGrace;
-    };
-    if (source_) source_->Close(reason, grace(Side::kSource));
-    if (sink_) sink_->Close(reason, grace(Side::kSink));
+    StopEnds(error, interrupted);
     // A sink stopped by the Abort above reports what it kept as it goes.
     while (std::optional<AgentEvent> ev = events_.PopFor(std::chrono::milliseconds(0))) {
       if (!ev->message) continue;
@@ -463,7 +456,26 @@ class Agent {
       end.error = error.what();
       report_->PrintJson(end);
     }
-    return ExitCodeFor(error.code());
+    return interrupted ? InterruptExitCode() : ExitCodeFor(error.code());
+  }
+
+  /// Aborts both ends at once, then waits for each to go: after an interrupt
+  /// briefly (a live end answers at once), after a stall not long for an end
+  /// that stopped reporting (it will likely not answer either), otherwise as
+  /// long as a server may take to stop its work.
+  void StopEnds(const BraidError& error, bool interrupted) {
+    const std::string reason = error.what();
+    const auto now = std::chrono::steady_clock::now();
+    auto deadline = [&](Side side) {
+      bool silent = error.code() == ErrorCode::kStalled && stall_ &&
+                    stall_->Silent(static_cast<int>(side), now);
+      if (interrupted) return now + kInterruptCloseGrace;
+      return now + (silent ? kSilentCloseGrace : ServerEnd::kCloseGrace);
+    };
+    if (source_) source_->BeginClose(reason);
+    if (sink_) sink_->BeginClose(reason);
+    if (source_) source_->FinishClose(deadline(Side::kSource));
+    if (sink_) sink_->FinishClose(deadline(Side::kSink));
   }
 
   /// The last word after a failure: what a re-run will not have to send again.
@@ -567,9 +579,8 @@ class Agent {
 
 }  // namespace
 
-void RequestInterrupt(int signal_number) { g_interrupt.store(signal_number); }
-
 int RunAgent(const Options& options, ServerLauncher& launcher) {
+  InterruptBackstop backstop;
   try {
     return Agent(options, launcher).Run();
   } catch (const BraidError& e) {

@@ -14,7 +14,4 @@ class ServerLauncher;
 /// returns the exit status.
 int RunAgent(const Options& options, ServerLauncher& launcher);
 
-/// Set from a signal handler: stop the transfer, keep what is durable.
-void RequestInterrupt(int signal_number);
-
 }  // namespace braid

@@ -1,40 +1,59 @@
 #include "agent/server_end.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "agent/interrupt.h"
 #include "agent/report/console.h"
 #include "launch/ssh_command_server.h"
 
 namespace braid {
 ServerEnd::ServerEnd(Side side, const Endpoint& endpoint, const Options& options,
                      ServerLauncher& launcher, BlockingQueue<AgentEvent>& events)
-    : side_(side), label_(endpoint.host), events_(events) {
+    : side_(side),
+      label_(endpoint.host),
+      connect_timeout_s_(options.connect_timeout),
+      events_(events) {
   auto print_stderr = [](const std::string& host, std::string_view text) {
     WritePeerText(stderr, host, text);
   };
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::duration<double>(options.connect_timeout));
   LaunchedServer launched = launcher.Launch(side, endpoint, options, print_stderr);
   channel_ = std::move(launched.channel);
   command_ = std::move(launched.command);
   control_ = std::make_unique<ControlChannel>(*channel_);
-  Greet();
   reader_ = std::thread([this] { ReadLoop(); });
+  try {
+    Greet(deadline);
+  } catch (const BraidError&) {
+    channel_->Abandon();
+    reader_.join();
+    throw;
+  }
 }
 
-void ServerEnd::Greet() {
+void ServerEnd::Greet(std::chrono::steady_clock::time_point deadline) {
   Hello hello;
   hello.label = label_;
-  std::optional<ControlMessage> reply;
   try {
     control_->Send(hello);  // fails if an ssh client already gave up
-    reply = control_->Receive();
   } catch (const BraidError& e) {
     if (e.code() != ErrorCode::kProtocol) throw DescribeEnd();
-    throw BraidError(ErrorCode::kProtocol, ServerName() + " did not answer like braid --serve (" +
-                                               e.what() + "); check -T");
+    throw;
   }
-  if (!reply) throw DescribeEnd();
-  if (auto* err = std::get_if<ErrorMessage>(&*reply)) throw BraidError(err->code, err->message);
-  auto* hr = std::get_if<HelloReply>(&*reply);
+  AgentEvent reply = AwaitGreeting(deadline);
+  if (reply.error) {
+    if (reply.error->code() != ErrorCode::kProtocol) throw DescribeEnd();
+    throw BraidError(ErrorCode::kProtocol, ServerName() + " did not answer like braid --serve (" +
+                                               reply.error->what() + "); check -T");
+  }
+  if (!reply.message) throw DescribeEnd();
+  if (auto* err = std::get_if<ErrorMessage>(&*reply.message)) {
+    throw BraidError(err->code, err->message);
+  }
+  auto* hr = std::get_if<HelloReply>(&*reply.message);
   if (hr != nullptr && hr->version != kProtocolVersion) {
     throw BraidError(ErrorCode::kProtocol,
                      ServerName() + " speaks braid protocol version " +
@@ -46,6 +65,25 @@ void ServerEnd::Greet() {
                                                " did not answer like braid --serve (check -T)");
   }
   hello_ = *hr;
+}
+
+AgentEvent ServerEnd::AwaitGreeting(std::chrono::steady_clock::time_point deadline) {
+  constexpr auto kLook = std::chrono::milliseconds(100);
+  MutexLock lock(reader_mu_);
+  while (!greeting_) {
+    ThrowIfInterrupted();
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%g", connect_timeout_s_);
+      throw BraidError(ErrorCode::kHostUnreachable,
+                       (label_.empty() ? std::string("the local braid --serve") : label_) +
+                           " did not answer within " + limit + " s of the start (ran '" + command_ +
+                           "'); a slow host may need a longer --connect-timeout");
+    }
+    reader_cv_.wait_until(lock.native(), std::min(deadline, now + kLook));
+  }
+  return std::move(*greeting_);
 }
 
 std::string ServerEnd::ServerName() const {
@@ -71,7 +109,7 @@ BraidError ServerEnd::DescribeEnd() {
 }
 
 void ServerEnd::ReadLoop() {
-  for (;;) {
+  for (bool first = true;; first = false) {
     AgentEvent event;
     event.side = side_;
     try {
@@ -80,7 +118,13 @@ void ServerEnd::ReadLoop() {
       event.error = e;
     }
     bool end = !event.message;
-    events_.Push(std::move(event));
+    if (first) {
+      MutexLock lock(reader_mu_);
+      greeting_ = std::move(event);
+      reader_cv_.notify_all();
+    } else {
+      events_.Push(std::move(event));
+    }
     if (end) break;
   }
   MutexLock lock(reader_mu_);
@@ -98,6 +142,11 @@ void ServerEnd::Send(const ControlMessage& message) {
 
 void ServerEnd::Close(const std::optional<std::string>& abort_reason,
                       std::chrono::milliseconds grace) {
+  BeginClose(abort_reason);
+  FinishClose(std::chrono::steady_clock::now() + grace);
+}
+
+void ServerEnd::BeginClose(const std::optional<std::string>& abort_reason) {
   closed_ = true;
   try {
     if (abort_reason) {
@@ -109,13 +158,15 @@ void ServerEnd::Close(const std::optional<std::string>& abort_reason,
   } catch (const BraidError&) {
     // Already gone: nothing to tell it.
   }
-  if (reader_.joinable() && !WaitForReader(grace)) channel_->Abandon();
+}
+
+void ServerEnd::FinishClose(std::chrono::steady_clock::time_point deadline) {
+  if (reader_.joinable() && !WaitForReader(deadline)) channel_->Abandon();
   if (reader_.joinable()) reader_.join();
   channel_->ExitStatus();
 }
 
-bool ServerEnd::WaitForReader(std::chrono::milliseconds grace) {
-  const auto deadline = std::chrono::steady_clock::now() + grace;
+bool ServerEnd::WaitForReader(std::chrono::steady_clock::time_point deadline) {
   MutexLock lock(reader_mu_);
   while (!reader_done_) {
     if (reader_cv_.wait_until(lock.native(), deadline) == std::cv_status::timeout) {

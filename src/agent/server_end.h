@@ -47,6 +47,10 @@ class ServerEnd {
   /// off), since it may never answer.
   void Close(const std::optional<std::string>& abort_reason,
              std::chrono::milliseconds grace = kCloseGrace);
+  /// Close in two halves, so that both ends can be told before either is
+  /// waited for: Bye or Abort, then the wait until `deadline`.
+  void BeginClose(const std::optional<std::string>& abort_reason);
+  void FinishClose(std::chrono::steady_clock::time_point deadline);
 
   /// The name for messages: the host as the user typed it, or "" when local.
   const std::string& label() const { return label_; }
@@ -58,12 +62,16 @@ class ServerEnd {
   BraidError DescribeEnd();
 
  private:
-  /// Hello and its reply; throws what DescribeEnd says, or kProtocol for a
-  /// peer that is not braid --serve.
-  void Greet();
+  /// Hello and its reply, by `deadline` (--connect-timeout) and unless
+  /// interrupted; throws what DescribeEnd says, kProtocol for a peer that is
+  /// not braid --serve, kHostUnreachable for one that does not answer.
+  void Greet(std::chrono::steady_clock::time_point deadline);
+  /// The first thing the reader received (the reply to Hello), waited for
+  /// in short slices so that an interrupt is seen.
+  AgentEvent AwaitGreeting(std::chrono::steady_clock::time_point deadline);
   void ReadLoop();
-  /// Whether the reader ended within `grace`.
-  bool WaitForReader(std::chrono::milliseconds grace);
+  /// Whether the reader ended by `deadline`.
+  bool WaitForReader(std::chrono::steady_clock::time_point deadline);
   /// "local server" or the host, for messages about an answer.
   std::string ServerName() const;
 
@@ -72,18 +80,21 @@ class ServerEnd {
   Side side_;
   std::string label_;
   std::string command_;
+  double connect_timeout_s_;  ///< --connect-timeout, for the message
   /// Thread-safe where it is shared: the reader thread reads (ReadSome) while
   /// the agent's thread writes (WriteAll, CloseWrite) or Abandons it.
   std::unique_ptr<ServerChannel> channel_;
-  /// Receive is the reader thread's alone (after Greet); Send locks inside.
+  /// Receive is the reader thread's alone; Send locks inside.
   std::unique_ptr<ControlChannel> control_;
   BlockingQueue<AgentEvent>& events_;  ///< thread-safe
   HelloReply hello_;
   /// Started by the constructor and joined by Close, both on the agent's thread.
   std::thread reader_;
   Mutex reader_mu_;
-  std::condition_variable reader_cv_;                      ///< signals reader_done_
+  std::condition_variable reader_cv_;                      ///< signals reader_done_ and greeting_
   bool reader_done_ BRAID_GUARDED_BY(reader_mu_) = false;  ///< ReadLoop has returned
+  /// The reply to Hello, which the reader hands to Greet instead of the queue.
+  std::optional<AgentEvent> greeting_ BRAID_GUARDED_BY(reader_mu_);
   bool closed_ = false;  ///< the agent's thread only (Close, the destructor)
 };
 

@@ -156,6 +156,7 @@ struct RawArgs {
   std::string congestion_control;
   std::string data_host;
   std::string stall_timeout;
+  std::string connect_timeout;
   bool serve = false;
   bool version = false;
   bool keep = false;
@@ -216,6 +217,9 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("-S,--ssh-command", options.ssh_command,
                  "Reach remote hosts with this ssh client instead of libssh2, e.g. 'ssh -J jump'")
       ->type_name("CMD");
+  app.add_option("--connect-timeout", raw.connect_timeout,
+                 "Fail (exit 3) if an end is not up and answering in SEC s (default 30)")
+      ->type_name("SEC");
   app.add_option("--stall-timeout", raw.stall_timeout,
                  "Fail (exit 15) when no data moves for SEC seconds; 0 = never (default 120)")
       ->type_name("SEC");
@@ -425,6 +429,9 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   ApplySshOptions(app, raw, options);
   if (given("--progress")) options.progress_interval = ParseSeconds(raw.progress, "-P/--progress");
   if (given("--stall-timeout")) options.stall_timeout = ParseStallTimeout(raw.stall_timeout);
+  if (given("--connect-timeout")) {
+    options.connect_timeout = ParseSeconds(raw.connect_timeout, "--connect-timeout");
+  }
   if (options.append && options.no_resume) Fail("-a/--append and --no-resume contradict");
   if (options.polite && !options.streams_auto) Fail("--polite needs -s auto");
   if (raw.keep && options.remove_partial) Fail("-k/--keep and --remove-partial contradict");

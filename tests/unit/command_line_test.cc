@@ -421,6 +421,15 @@ TEST(CommandLineTest, SshCommandAndStallTimeout) {
   }
 }
 
+TEST(CommandLineTest, ConnectTimeout) {
+  EXPECT_DOUBLE_EQ(Parse({"a", "host:b"}).options.connect_timeout, kDefaultConnectTimeout);
+  EXPECT_DOUBLE_EQ(Parse({"--connect-timeout", "2.5", "a", "host:b"}).options.connect_timeout, 2.5);
+  for (const char* bad : {"-1", "0", "x", "", "nan", "1e9", "2s"}) {
+    EXPECT_TRUE(Contains(UsageError({"--connect-timeout", bad, "a", "b"}), "--connect-timeout"))
+        << bad;
+  }
+}
+
 TEST(CommandLineTest, SshCommandFromConfigFile) {
   char tmpl[] = "/tmp/braid-unit-ssh-cmd.XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
