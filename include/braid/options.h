@@ -22,6 +22,9 @@ constexpr std::uint32_t kMinBlockSize = 4096;
 constexpr std::uint32_t kMaxBlockSize = 64u << 20;
 /// Seconds without progress in the data phase before a copy fails as stalled.
 constexpr double kDefaultStallTimeout = 120;
+/// Times a copy that started is run again after a failure the network caused.
+constexpr int kDefaultRetries = 3;
+constexpr int kMaxRetries = 100;
 /// Seconds an end has to connect, log in and answer its first message.
 constexpr double kDefaultConnectTimeout = 30;
 
@@ -50,6 +53,7 @@ struct Options {
   std::string ssh_command;                       ///< -S: ssh client command; empty = libssh2
   double stall_timeout = kDefaultStallTimeout;   ///< --stall-timeout seconds; 0 = off
   double connect_timeout = kDefaultConnectTimeout;  ///< --connect-timeout seconds
+  int retries = kDefaultRetries;                    ///< --retry: attempts after a resumable failure
 
   // The everyday features (rate, marking, compression, reports, config).
   std::uint64_t rate = 0;          ///< -x: bytes/s over all streams; 0 = unlimited

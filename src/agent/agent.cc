@@ -8,12 +8,14 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <thread>
 
 #include "agent/file_list_check.h"
 #include "agent/interrupt.h"
 #include "agent/report/console.h"
 #include "agent/report/progress_display.h"
 #include "agent/report/transfer_report.h"
+#include "agent/retry_plan.h"
 #include "agent/server_end.h"
 #include "agent/stall_watch.h"
 #include "transport/socket_tuning.h"
@@ -39,8 +41,14 @@ bool IsEcho(ErrorCode code) {
 
 class Agent {
  public:
-  Agent(const Options& options, ServerLauncher& launcher)
-      : options_(options), launcher_(launcher), start_(std::chrono::steady_clock::now()) {}
+  Agent(const Options& options, ServerLauncher& launcher, RetryPlan& retry)
+      : options_(options),
+        launcher_(launcher),
+        retry_(retry),
+        start_(std::chrono::steady_clock::now()) {}
+
+  /// After Run failed: whether the retry plan runs the copy again.
+  bool retrying() const { return retrying_; }
 
   int Run() {
     Endpoint source = CheckSources();
@@ -50,7 +58,9 @@ class Agent {
       CheckCongestionControl(options_.congestion_control);
     }
     try {
-      if (TransferReport::Wanted(options_)) report_ = std::make_unique<TransferReport>(options_);
+      if (TransferReport::Wanted(options_)) {
+        report_ = std::make_unique<TransferReport>(options_, retry_.retries() > 0);
+      }
       source_ = std::make_unique<ServerEnd>(Side::kSource, source, options_, launcher_, events_);
       // The source walks its tree while the sink's ssh session comes up; its
       // list waits in the event queue until Transfer reads it.
@@ -149,6 +159,7 @@ class Agent {
     ReportResume(ready);
     if (options_.verbose > 0) SayPlan(ready, params);
     source_->Send(MakeSourceStart(std::move(ready), params));
+    retry_.NoteStarted();
     if (options_.reverse) ConnectReverse();
     if (report_) report_->Start(Elapsed());
     StartStallWatch();
@@ -437,6 +448,7 @@ class Agent {
       }
     }
     StopEnds(error, interrupted);
+    if (!interrupted && retry_.Decide(error, Resumable())) return SayRetry(error);
     // A sink stopped by the Abort above reports what it kept as it goes.
     while (std::optional<AgentEvent> ev = events_.PopFor(std::chrono::milliseconds(0))) {
       if (!ev->message) continue;
@@ -454,9 +466,24 @@ class Agent {
       end.blocks_resent = failed_blocks_;
       end.bytes_kept = kept_ ? kept_->bytes : 0;
       end.error = error.what();
+      end.retries = retry_.notes();
       report_->PrintJson(end);
     }
     return interrupted ? InterruptExitCode() : ExitCodeFor(error.code());
+  }
+
+  /// A pipe or stdin source cannot be read again, and stdout cannot be resumed.
+  bool Resumable() const { return !stream_source_ && !options_.destination.is_stdio(); }
+
+  /// The failure that a retry follows: its cause and what happens next, on
+  /// two lines; the report's CSV rows stay and its JSON waits for the last attempt.
+  int SayRetry(const BraidError& error) {
+    retrying_ = true;
+    if (report_) report_->Finish(Elapsed(), bytes_);
+    PrintLine(stderr, "braid: %s", error.what());
+    PrintLine(stderr, "braid: retry %d of %d in %.0f s (--retry), resuming what arrived",
+              retry_.retries(), retry_.max_retries(), retry_.notes().back().delay_s);
+    return ExitCodeFor(error.code());
   }
 
   /// Aborts both ends at once, then waits for each to go: after an interrupt
@@ -524,6 +551,10 @@ class Agent {
       if (options_.hash != HashAlgorithm::kNone) {
         verified = ", " + std::string(HashDisplayName(options_.hash)) + " verified";
       }
+      if (retry_.retries() > 0) {
+        verified += ", after " + std::to_string(retry_.retries()) +
+                    (retry_.retries() == 1 ? " retry" : " retries");
+      }
       std::string over = std::to_string(streams_) + " streams";
       if (options_.streams_auto) {
         over = "up to " + std::to_string(max_active_) + " of " + over + " (-s auto)";
@@ -547,6 +578,7 @@ class Agent {
       }
       end.bytes_skipped = skipped_bytes_;
       end.blocks_resent = failed_blocks_;
+      end.retries = retry_.notes();
       report_->PrintJson(end);
     }
   }
@@ -556,6 +588,8 @@ class Agent {
   // inside). The ends' threads never touch the Agent itself.
   const Options& options_;
   ServerLauncher& launcher_;
+  RetryPlan& retry_;  ///< across attempts: RunAgent's
+  bool retrying_ = false;
   std::chrono::steady_clock::time_point start_;
   BlockingQueue<AgentEvent> events_;
   std::unique_ptr<ServerEnd> source_;
@@ -577,15 +611,36 @@ class Agent {
   std::optional<Kept> kept_;    ///< what the sink kept after a failure
 };
 
+/// Waits `delay` in short slices; false if an interrupt came first.
+bool SleepUnlessInterrupted(std::chrono::milliseconds delay) {
+  const auto until = std::chrono::steady_clock::now() + delay;
+  while (std::chrono::steady_clock::now() < until) {
+    if (PendingInterrupt() != 0) return false;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        kTick, until - std::chrono::steady_clock::now()));
+  }
+  return PendingInterrupt() == 0;
+}
+
 }  // namespace
 
 int RunAgent(const Options& options, ServerLauncher& launcher) {
   InterruptBackstop backstop;
-  try {
-    return Agent(options, launcher).Run();
-  } catch (const BraidError& e) {
-    PrintLine(stderr, "braid: %s", e.what());
-    return ExitCodeFor(e.code());
+  RetryPlan retry(options.retries);
+  for (;;) {
+    int code = 0;
+    try {
+      Agent agent(options, launcher, retry);
+      code = agent.Run();
+      if (!agent.retrying()) return code;
+    } catch (const BraidError& e) {
+      PrintLine(stderr, "braid: %s", e.what());
+      return ExitCodeFor(e.code());
+    }
+    if (!SleepUnlessInterrupted(retry.delay())) {
+      PrintLine(stderr, "braid: %s", InterruptError().what());
+      return InterruptExitCode();
+    }
   }
 }
 

@@ -217,6 +217,10 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("-S,--ssh-command", options.ssh_command,
                  "Reach remote hosts with this ssh client instead of libssh2, e.g. 'ssh -J jump'")
       ->type_name("CMD");
+  app.add_option("--retry", options.retries,
+                 "Resume by itself up to N times after the network broke a started copy "
+                 "(default 3)")
+      ->type_name("N");
   app.add_option("--connect-timeout", raw.connect_timeout,
                  "Fail (exit 3) if an end is not up and answering in SEC s (default 30)")
       ->type_name("SEC");
@@ -429,6 +433,10 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   ApplySshOptions(app, raw, options);
   if (given("--progress")) options.progress_interval = ParseSeconds(raw.progress, "-P/--progress");
   if (given("--stall-timeout")) options.stall_timeout = ParseStallTimeout(raw.stall_timeout);
+  if (options.retries < 0 || options.retries > kMaxRetries) {
+    Fail("--retry must be from 0 to " + std::to_string(kMaxRetries) + ", got " +
+         std::to_string(options.retries));
+  }
   if (given("--connect-timeout")) {
     options.connect_timeout = ParseSeconds(raw.connect_timeout, "--connect-timeout");
   }

@@ -121,7 +121,8 @@ std::uint64_t Number(const JsonValue& doc, const char* key) {
 TEST_F(ResumeTest, RemoteServerKilledThenRerunSendsOnlyWhatIsMissing) {
   std::string src = BigSource();
   std::string dst = dir + "/killed-server.dst";
-  std::vector<std::string> args{"-T", ServeWrapper(), "-x", "400M", src, Remote(dst)};
+  std::vector<std::string> args{"--retry", "0",    "-T", ServeWrapper(),
+                                "-x",      "400M", src,  Remote(dst)};
   std::uint64_t point = RandomPoint(kGiB / kBlock);
   {
     BackgroundBraid copy(args, dir);
@@ -143,7 +144,8 @@ TEST_F(ResumeTest, RemoteServerKilledThenRerunSendsOnlyWhatIsMissing) {
 TEST_F(ResumeTest, LocalAgentKilledThenRerunResumes) {
   std::string src = BigSource();
   std::string dst = dir + "/killed-agent.dst";
-  std::vector<std::string> args{"-T", ServeWrapper(), "-x", "400M", src, Remote(dst)};
+  std::vector<std::string> args{"--retry", "0",    "-T", ServeWrapper(),
+                                "-x",      "400M", src,  Remote(dst)};
   std::uint64_t point = RandomPoint(kGiB / kBlock);
   {
     BackgroundBraid copy(args, dir);
@@ -166,7 +168,7 @@ TEST_F(ResumeTest, LocalAgentKilledThenRerunResumes) {
 TEST_F(ResumeTest, SshConnectionCutThenRerunResumes) {
   std::string src = BigSource();
   std::string dst = dir + "/cut.dst";
-  std::vector<std::string> args{"-x", "400M", src, Remote(dst)};
+  std::vector<std::string> args{"--retry", "0", "-x", "400M", src, Remote(dst)};
   std::uint64_t point = RandomPoint(kGiB / kBlock);
   {
     BackgroundBraid copy(args, dir);
@@ -252,7 +254,8 @@ TEST_F(ResumeTest, ThreeOfEightStreamsClosedAtTheSinkStillCompletes) {
 TEST_F(ResumeTest, FlippedByteInKeptBlockIsSentAgain) {
   std::string src = BigSource();
   std::string dst = dir + "/flipped.dst";
-  std::vector<std::string> args{"-T", ServeWrapper(), "-x", "400M", src, Remote(dst)};
+  std::vector<std::string> args{"--retry", "0",    "-T", ServeWrapper(),
+                                "-x",      "400M", src,  Remote(dst)};
   {
     BackgroundBraid copy(args, dir);
     ASSERT_TRUE(WaitFor([&] { return JournaledBlocks(dst) >= 200; }, 60)) << copy.err();
@@ -433,7 +436,9 @@ class StallTest : public ResumeTest {
     const std::string from = local_sink ? Remote(src) : src;
     const std::string to = local_sink ? dst : Remote(dst);
     std::vector<std::string> args = transport;
-    args.insert(args.end(), {"-T", ServeWrapper(), "-x", "8M", "--stall-timeout", "2", from, to});
+    // --retry 0: the failure stays final, and the test types the command again.
+    args.insert(args.end(), {"--retry", "0", "-T", ServeWrapper(), "-x", "8M", "--stall-timeout",
+                             "2", from, to});
     pid_t sink = -1;
     {
       BackgroundBraid copy(args, dir);

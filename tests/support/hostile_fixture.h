@@ -24,7 +24,9 @@ class HostileTest : public SshdTest {
                                           std::vector<std::string> extra = {}) {
     std::string command = std::string(BRAID_FAKE_SERVE) + " " + scenario + " " + guard_.outside();
     // braid_fake_serve sends clear frames, so its hostile headers reach the sink's checks.
-    std::vector<std::string> args{"-s", "1", "-B", "64K", "--cipher", "none", "-T", command};
+    // --retry 0: a scripted peer plays one attempt, and its failure is the test's outcome.
+    std::vector<std::string> args{"-s",   "1",       "-B", "64K", "--cipher",
+                                  "none", "--retry", "0",  "-T",  command};
     args.insert(args.end(), extra.begin(), extra.end());
     args.push_back(Remote("/nonexistent/" + name));
     args.push_back(guard_.target() + "/");

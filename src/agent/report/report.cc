@@ -245,7 +245,14 @@ std::string FormatJsonReport(const ReportHeader& h, const std::vector<ReportInte
            ", \"value\": " + JsonQuote(d.value) + "}";
   }
   if (!e.digests.empty()) out += "]";
-  out += "}";
+  out += ",\n    \"retries\": [";
+  for (std::size_t i = 0; i < e.retries.size(); ++i) {
+    const ReportRetry& r = e.retries[i];
+    out += std::string(i == 0 ? "" : ", ") + "{\"error\": " + JsonQuote(r.error) +
+           ", \"exit_code\": " + std::to_string(r.exit_code) +
+           ", \"delay_seconds\": " + JsonNumber(r.delay_s, 3) + "}";
+  }
+  out += "]}";
   if (!e.error.empty()) out += ",\n  \"error\": " + JsonQuote(e.error);
   return out + "\n}\n";
 }

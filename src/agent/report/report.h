@@ -103,6 +103,13 @@ struct ReportHeader {
 ReportHeader MakeReportHeader(const Options& options, std::string version, double unix_time);
 
 /// The "end" object: what happened.
+/// A failed attempt that --retry ran again.
+struct ReportRetry {
+  std::string error;   ///< what the attempt failed with
+  int exit_code = 0;   ///< what braid would have exited with
+  double delay_s = 0;  ///< the wait before the next attempt
+};
+
 struct ReportEnd {
   std::uint64_t bytes = 0;  ///< arrived at the sink
   double seconds = 0;       ///< from the data start to the end
@@ -121,6 +128,7 @@ struct ReportEnd {
   std::uint64_t bytes_kept = 0;     ///< on failure: what a re-run will not send again
   std::vector<StreamTotals> streams;
   std::string error;  ///< why the copy failed; empty on success (then no "error" key)
+  std::vector<ReportRetry> retries;  ///< the attempts before this one that failed
 };
 
 /// `text` as a JSON string literal, quotes included. Control characters are

@@ -24,15 +24,15 @@ double UnixNow() {
 
 }  // namespace
 
-TransferReport::TransferReport(const Options& options)
+TransferReport::TransferReport(const Options& options, bool append)
     : options_(options), recorder_(IntervalSeconds(options)) {
   if (options.report_csv.empty()) return;
-  csv_ = std::fopen(options.report_csv.c_str(), "we");
+  csv_ = std::fopen(options.report_csv.c_str(), append ? "ae" : "we");
   if (csv_ == nullptr) {
     throw BraidError(ErrorCode::kUsage,
                      "--report-csv: cannot create " + DescribeErrno("", options.report_csv, errno));
   }
-  std::fputs(CsvHeader().c_str(), csv_);
+  if (!append) std::fputs(CsvHeader().c_str(), csv_);
   std::fflush(csv_);
 }
 

@@ -18,9 +18,10 @@ namespace braid {
 
 class TransferReport {
  public:
-  /// Opens the --report-csv file and writes its header. Throws
+  /// Opens the --report-csv file and writes its header; a retried attempt
+  /// (`append`) adds its rows to the first attempt's. Throws
   /// BraidError(kUsage) naming the file if it cannot be created.
-  explicit TransferReport(const Options& options);
+  explicit TransferReport(const Options& options, bool append = false);
   ~TransferReport();
   TransferReport(const TransferReport&) = delete;
   TransferReport& operator=(const TransferReport&) = delete;
