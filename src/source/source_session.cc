@@ -177,7 +177,7 @@ struct SourceSession::Impl {
   /// Reads one block and queues it for sending; false once the transfer failed.
   bool QueueBlock(BufferPool& pool, int fd, const SourceFile& f, const BlockStep& step,
                   TransferState& state);
-  /// Opens a file to read it and checks it is still as it was listed.
+  /// Opens a file to read it; one of more than a block is checked to be still as listed.
   UniqueFd OpenToRead(const SourceFile& f) const;
   /// A regular file's size, mtime and ctime against its listing: throws if it changed.
   void CheckUnchanged(int fd, const SourceFile& f) const;
@@ -286,7 +286,10 @@ UniqueFd SourceSession::Impl::OpenToRead(const SourceFile& f) const {
   if (f.entry.kind == FileKind::kRegular && f.entry.size >= kSequentialMinSize) {
     ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
   }
-  CheckUnchanged(fd.get(), f);
+  // The check once it is read is the one that counts; a file of more than a
+  // block is checked now too, so that one that changed since it was listed
+  // fails before its data goes out (a small file is spared the fstat).
+  if (f.entry.size > start.params.block_size) CheckUnchanged(fd.get(), f);
   return fd;
 }
 
