@@ -191,5 +191,25 @@ TEST_F(ChangingSourceTest, SysFileArrivesAsCatReadsIt) {
   EXPECT_EQ(testing::ReadWhole(dst), Cat(sys));
 }
 
+TEST_F(ChangingSourceTest, ProcAndSysFilesInsideATreeArriveAsCatReadsThem) {
+  // -r -L through links: streams among the regular files of a tree, at both ends.
+  Sleeper sleeper;
+  ASSERT_GT(sleeper.pid(), 0);
+  std::string proc = "/proc/" + std::to_string(sleeper.pid()) + "/status";
+  ASSERT_TRUE(WaitFor([&] { return Cat(proc).find("State:\tS") != std::string::npos; }, 10));
+  std::string sys = "/sys/devices/system/cpu/online";
+  if (Cat(sys).empty()) GTEST_SKIP() << "no " << sys << " here";
+  std::string tree = testing::MakeTree(
+      dir + "/tree", {testing::TreeFile("a/plain", 100000), testing::TreeLink("a/status", proc),
+                      testing::TreeLink("b/online", sys)});
+  std::string before = Cat(proc);
+  testing::ProcessResult r = RunBraid({"-r", "-L", "-e", tree, Remote(dir + "/copy")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string status = testing::ReadWhole(dir + "/copy/a/status");
+  EXPECT_TRUE(status == Cat(proc) || status == before) << status;
+  EXPECT_EQ(testing::ReadWhole(dir + "/copy/b/online"), Cat(sys));
+  EXPECT_TRUE(SameContents(tree + "/a/plain", dir + "/copy/a/plain"));
+}
+
 }  // namespace
 }  // namespace braid
