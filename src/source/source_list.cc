@@ -3,12 +3,14 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "braid/error.h"
@@ -51,9 +53,7 @@ class ListBuilder {
       Walk(path, name, top, 1);
     } else if (S_ISREG(st.st_mode)) {
       CheckReadable(path, 0);
-      FileEntry e = EntryFrom(st, top, name, FileKind::kRegular);
-      if (request_.device_size) e.size = std::min<std::uint64_t>(e.size, *request_.device_size);
-      Push(std::move(e), path);
+      PushFile(st, top, name, path, request_.device_size);
     } else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
       if (S_ISCHR(st.st_mode) && !request_.device_size) {
         throw BraidError(ErrorCode::kUsage,
@@ -120,13 +120,38 @@ class ListBuilder {
     return e;
   }
 
-  void Push(FileEntry e, std::string local) {
+  /// A regular file; one on /proc, /sys and the like, whose size says nothing
+  /// of what a read returns, is read to its end as a pipe is. `cap`: --size.
+  void PushFile(const struct stat& st, std::uint16_t top, std::string name, std::string local,
+                std::optional<std::uint64_t> cap) {
+    if (SizeLies(st.st_dev, local)) {
+      FileEntry e = EntryFrom(st, top, std::move(name), FileKind::kStream);
+      e.size = cap.value_or(kUnknownSize);
+      Push(std::move(e), std::move(local));
+      return;
+    }
+    FileEntry e = EntryFrom(st, top, std::move(name), FileKind::kRegular);
+    if (cap) e.size = std::min(e.size, *cap);
+    Push(std::move(e), std::move(local), StampOf(st));
+  }
+
+  /// Whether the file system of `dev` is one whose sizes lie; asked once per device.
+  bool SizeLies(dev_t dev, const std::string& path) {
+    auto known = size_lies_.find(dev);
+    if (known != size_lies_.end()) return known->second;
+    struct statfs fs {};
+    bool lies = ::statfs(path.c_str(), &fs) == 0 && SizeIsNotContent(fs.f_type);
+    size_lies_.emplace(dev, lies);
+    return lies;
+  }
+
+  void Push(FileEntry e, std::string local, FileStamp stamp = {}) {
     e.id = static_cast<std::uint32_t>(files_.size());
     if (e.kind == FileKind::kRegular && e.size >= kResumeMinSize) {
       UniqueFd fd(::open(local.c_str(), O_RDONLY | O_CLOEXEC));
       if (fd.valid()) e.fingerprint = SourceFingerprint(fd.get(), e.size);
     }
-    files_.push_back({std::move(e), std::move(local)});
+    files_.push_back({std::move(e), std::move(local), stamp});
   }
 
   void Walk(const std::string& dir, const std::string& rel, std::uint16_t top, int depth) {
@@ -168,7 +193,7 @@ class ListBuilder {
         Push(EntryFrom(st, top, child, FileKind::kDirectory), path);
         Walk(path, child, top, depth + 1);
       } else if (S_ISREG(st.st_mode)) {
-        Push(EntryFrom(st, top, child, FileKind::kRegular), path);
+        PushFile(st, top, child, path, std::nullopt);
       } else if (S_ISLNK(st.st_mode)) {
         std::string target(static_cast<std::size_t>(PATH_MAX), '\0');
         ssize_t n_read = ::readlink(path.c_str(), target.data(), target.size());
@@ -187,6 +212,7 @@ class ListBuilder {
   std::vector<std::string>& warnings_;
   std::vector<SourceFile> files_;
   std::set<std::pair<dev_t, ino_t>> entered_;
+  std::map<dev_t, bool> size_lies_;  ///< SizeLies's answer per device
 };
 
 }  // namespace

@@ -8,12 +8,16 @@
 #include <vector>
 
 #include "braid/file_entry.h"
+#include "source/source_change.h"
 
 namespace braid {
 
 struct SourceFile {
   FileEntry entry;
   std::string local_path;  ///< what to open; "-" is stdin
+  /// A regular file's size and times when it was listed: the session checks
+  /// them when it opens the file and once it has read it.
+  FileStamp stamp;
 };
 
 struct SourceListRequest {

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -21,6 +22,7 @@
 #include "session/stream_loss.h"
 #include "session/stream_setup.h"
 #include "source/block_scheduler.h"
+#include "source/source_change.h"
 #include "source/token_bucket.h"
 #include "transport/block_codec.h"
 #include "transport/data_connector.h"
@@ -175,14 +177,24 @@ struct SourceSession::Impl {
   /// Reads one block and queues it for sending; false once the transfer failed.
   bool QueueBlock(BufferPool& pool, int fd, const SourceFile& f, const BlockStep& step,
                   TransferState& state);
+  /// Opens a file to read it; one of more than a block is checked to be still as listed.
   UniqueFd OpenToRead(const SourceFile& f) const;
+  /// A regular file's size, mtime and ctime against its listing: throws if it changed.
+  void CheckUnchanged(int fd, const SourceFile& f) const;
+  /// Once a regular file is read: unchanged, and nothing past its listed end.
+  void CheckReadWhole(int fd, const SourceFile& f) const;
   std::uint32_t ReadBlock(int fd, const SourceFile& f, const BlockStep& step, std::uint8_t* out);
   [[noreturn]] void ReadFailed(const SourceFile& f, int err) const {
     throw BraidError(ErrorCode::kSourceUnreadable, DescribeErrno(host, f.local_path, err));
   }
-  [[noreturn]] void Shrank(const SourceFile& f) const {
-    throw BraidError(ErrorCode::kSourceUnreadable, (host.empty() ? "" : host + ":") + f.local_path +
-                                                       ": file shrank while it was being copied");
+  [[noreturn]] void Changed(const SourceFile& f, const std::string& why) const {
+    throw BraidError(ErrorCode::kSourceUnreadable, ChangedMessage(host, f.local_path, why));
+  }
+  /// A read of a regular file that ended before the block did: it changed.
+  [[noreturn]] void ShortRead(int fd, const SourceFile& f, std::uint64_t at) const {
+    CheckUnchanged(fd, f);
+    Changed(f, "a read ended at byte " + std::to_string(at) + ", before the " +
+                   std::to_string(f.entry.size) + " bytes it was listed with");
   }
 };
 
@@ -249,6 +261,8 @@ void SourceSession::Impl::ReadFirstPass(BufferPool& pool, TransferState& state) 
     std::optional<BlockStep> step = scheduler.Next();
     if (!step) break;
     if (step->kind == BlockStep::Kind::kFileEnd) {
+      // Its end goes out only once what was read is known to be one version of it.
+      if (open_id == step->file_id) CheckReadWhole(fd.get(), files[step->file_id]);
       fd.Reset();
       open_id = UINT32_MAX;
       QueueFileEnd(*step);
@@ -272,7 +286,30 @@ UniqueFd SourceSession::Impl::OpenToRead(const SourceFile& f) const {
   if (f.entry.kind == FileKind::kRegular && f.entry.size >= kSequentialMinSize) {
     ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
   }
+  // The check once it is read is the one that counts; a file of more than a
+  // block is checked now too, so that one that changed since it was listed
+  // fails before its data goes out (a small file is spared the fstat).
+  if (f.entry.size > start.params.block_size) CheckUnchanged(fd.get(), f);
   return fd;
+}
+
+void SourceSession::Impl::CheckUnchanged(int fd, const SourceFile& f) const {
+  if (f.entry.kind != FileKind::kRegular) return;  // a stream is what its reads return
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) ReadFailed(f, errno);
+  if (std::optional<std::string> why = DescribeChange(f.stamp, StampOf(st))) Changed(f, *why);
+}
+
+void SourceSession::Impl::CheckReadWhole(int fd, const SourceFile& f) const {
+  CheckUnchanged(fd, f);
+  // A file read only up to --size may well go on; any other must end where
+  // it was listed to, whatever its size now says.
+  if (f.entry.kind != FileKind::kRegular || f.entry.size != f.stamp.size) return;
+  std::uint8_t byte = 0;
+  if (::pread(fd, &byte, 1, static_cast<off_t>(f.entry.size)) > 0) {
+    Changed(f,
+            "it holds more than the " + std::to_string(f.entry.size) + " bytes it was listed with");
+  }
 }
 
 bool SourceSession::Impl::ReadStep(BufferPool& pool, int fd, const SourceFile& f,
@@ -285,7 +322,7 @@ bool SourceSession::Impl::ReadStep(BufferPool& pool, int fd, const SourceFile& f
   if (f.entry.size == kUnknownSize) {
     scheduler.Delivered(got);
   } else if (got < step.length) {
-    Shrank(f);
+    ShortRead(fd, f, step.offset + got);
   }
   if (got == 0) return true;
   if (hashing()) hash_queue.Push(HashItem{step.file_id, buffer, got, 0});
@@ -330,8 +367,7 @@ void SourceSession::Impl::Repair(BufferPool& pool, const std::vector<ResendRange
       continue;
     }
     const SourceFile& f = files[r.file_id];
-    UniqueFd fd(::open(f.local_path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd.valid()) ReadFailed(f, errno);
+    UniqueFd fd = OpenToRead(f);
     std::uint64_t block = start.params.block_size;
     for (std::uint64_t at = r.offset; at < r.offset + r.length; at += block) {
       auto length = static_cast<std::uint32_t>(std::min(block, r.offset + r.length - at));
@@ -366,7 +402,10 @@ bool SourceSession::Impl::QueueBlock(BufferPool& pool, int fd, const SourceFile&
   if (!buffer) return false;
   std::uint32_t got = ReadBlock(fd, f, step, buffer->data());
   if (state.failed()) return false;
-  if (got < step.length) Shrank(f);
+  if (got < step.length) ShortRead(fd, f, step.offset + got);
+  // The file's end went out in the first pass, so a block sent again may be
+  // the last the sink needs: it goes only if it is of the version first read.
+  CheckUnchanged(fd, f);
   QueueData(step, std::move(buffer), got);
   return true;
 }
