@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@ struct RawOptions {
   std::string rate_ab, rate_ba, delay_ab, delay_ba, loss_ab, loss_ba, queue_ab, queue_ba;
   bool classes = false;
   std::string scavenger_share = "2%", best_effort_share = "10%";
+  std::string priority_cap, best_effort_cap, scavenger_cap;  ///< empty = no cap
   std::vector<int> priority_dscp, scavenger_dscp;
   int mtu = 1500, txqueuelen = 10000, batch = 64, realtime = 0;
   bool no_offload = false;
@@ -67,7 +69,44 @@ std::string Describe(const DirectionConfig& c) {
                 "rate %s, one-way delay %.3f ms, loss %.4f%%, queue %" PRIu64 " bytes%s", rate,
                 static_cast<double>(c.delay_ns) / 1e6, c.loss * 100, c.queue_bytes,
                 c.classes ? ", classes on" : "");
+  for (std::size_t i = 0; i < kClassCount; ++i) {
+    if (c.shares.cap[i] <= 0) continue;
+    char cap[64];
+    std::snprintf(cap, sizeof cap, ", %s capped at %.4g%%",
+                  std::string(ClassName(static_cast<TrafficClass>(i))).c_str(),
+                  c.shares.cap[i] * 100);
+    std::strncat(line, cap, sizeof line - std::strlen(line) - 1);
+  }
   return line;
+}
+
+/// The class options (shares, caps, DSCP maps) into `base`.
+void ParseClasses(const RawOptions& raw, DirectionConfig& base) {
+  base.shares.scavenger = Parsed<double>("--scavenger-share", raw.scavenger_share, ParseFraction);
+  base.shares.best_effort =
+      Parsed<double>("--best-effort-share", raw.best_effort_share, ParseFraction);
+  if (base.shares.scavenger + base.shares.best_effort >= 1) {
+    throw std::invalid_argument("--scavenger-share plus --best-effort-share must be below 100%");
+  }
+  for (auto [cls, text, name] :
+       {std::tuple{TrafficClass::kPriority, &raw.priority_cap, "--priority-cap"},
+        std::tuple{TrafficClass::kBestEffort, &raw.best_effort_cap, "--best-effort-cap"},
+        std::tuple{TrafficClass::kScavenger, &raw.scavenger_cap, "--scavenger-cap"}}) {
+    if (text->empty()) continue;
+    const double cap = Parsed<double>(name, *text, ParseFraction);
+    if (cap <= 0 || cap > 1)
+      throw std::invalid_argument(std::string(name) + " must be in (0, 100%]");
+    if (!raw.classes) throw std::invalid_argument(std::string(name) + " needs --classes");
+    base.shares.cap[Index(cls)] = cap;
+  }
+  if (!raw.priority_dscp.empty()) {
+    base.class_map.Clear(TrafficClass::kPriority);
+    for (int d : raw.priority_dscp) base.class_map.Set(Dscp(d), TrafficClass::kPriority);
+  }
+  if (!raw.scavenger_dscp.empty()) {
+    base.class_map.Clear(TrafficClass::kScavenger);
+    for (int d : raw.scavenger_dscp) base.class_map.Set(Dscp(d), TrafficClass::kScavenger);
+  }
 }
 
 int Run(const RawOptions& raw) {
@@ -86,20 +125,7 @@ int Run(const RawOptions& raw) {
   base.delay_ns = one_way;
   base.loss = Parsed<double>("--loss", raw.loss, ParseFraction);
   base.classes = raw.classes;
-  base.shares.scavenger = Parsed<double>("--scavenger-share", raw.scavenger_share, ParseFraction);
-  base.shares.best_effort =
-      Parsed<double>("--best-effort-share", raw.best_effort_share, ParseFraction);
-  if (base.shares.scavenger + base.shares.best_effort >= 1) {
-    throw std::invalid_argument("--scavenger-share plus --best-effort-share must be below 100%");
-  }
-  if (!raw.priority_dscp.empty()) {
-    base.class_map.Clear(TrafficClass::kPriority);
-    for (int d : raw.priority_dscp) base.class_map.Set(Dscp(d), TrafficClass::kPriority);
-  }
-  if (!raw.scavenger_dscp.empty()) {
-    base.class_map.Clear(TrafficClass::kScavenger);
-    for (int d : raw.scavenger_dscp) base.class_map.Set(Dscp(d), TrafficClass::kScavenger);
-  }
+  ParseClasses(raw, base);
   base.late_threshold_ns =
       Parsed<std::int64_t>("--late-threshold", raw.late_threshold, ParseDuration);
 
@@ -198,6 +224,11 @@ int main(int argc, char** argv) {
                  "Minimum share of the rate for scavenger while others are busy (default 2%)");
   app.add_option("--best-effort-share", raw.best_effort_share,
                  "Minimum share for best effort while priority is busy (default 10%)");
+  app.add_option("--priority-cap", raw.priority_cap,
+                 "Most of the rate priority may take, e.g. 30% (SLAC's Cisco 6500 policy); "
+                 "enforced by shaping, even on an idle link (default: no cap)");
+  app.add_option("--best-effort-cap", raw.best_effort_cap, "Most of the rate for best effort");
+  app.add_option("--scavenger-cap", raw.scavenger_cap, "Most of the rate for scavenger");
   app.add_option("--priority-dscp", raw.priority_dscp,
                  "DSCP values (0-63) for priority (default 10,46)")
       ->delimiter(',');

@@ -1,6 +1,7 @@
 #include "core/direction.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "core/gso_split.h"
@@ -95,8 +96,13 @@ void Direction::DropTail(const Frame& frame, std::uint32_t segments) {
 
 void Direction::Advance(std::int64_t now_ns) {
   while (!scheduler_.Empty() && link_.free_at() <= now_ns) {
-    Frame frame = scheduler_.Dequeue(link_.free_at());
-    const std::int64_t start = std::max(link_.free_at(), frame.arrival_ns);
+    // A capped class in debt holds its frames back even on an idle link.
+    const std::int64_t turn = scheduler_.ReadyAt(link_.free_at());
+    if (turn > now_ns) break;
+    std::optional<Frame> next = scheduler_.Dequeue(turn);
+    if (!next) break;  // cannot happen after ReadyAt; never spin on it
+    Frame frame = std::move(*next);
+    const std::int64_t start = std::max(turn, frame.arrival_ns);
     const std::int64_t done = link_.Transmit(start, frame.wire_bytes);
     // A GSO frame stands for back-to-back segments: it leaves when its first
     // segment has, and the rest ride along up to one frame time (0.5 ms at
@@ -110,7 +116,7 @@ void Direction::Advance(std::int64_t now_ns) {
 
 std::int64_t Direction::NextEvent() const {
   std::int64_t next = delay_.NextRelease();
-  if (!scheduler_.Empty()) next = std::min(next, link_.free_at());
+  if (!scheduler_.Empty()) next = std::min(next, scheduler_.ReadyAt(link_.free_at()));
   return next;
 }
 

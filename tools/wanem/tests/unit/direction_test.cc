@@ -161,6 +161,29 @@ TEST(Direction, WithoutClassesOneFifoButCountersByMarking) {
   EXPECT_GT(d.counters().per_class[Index(TrafficClass::kScavenger)].delivered_bytes, 0u);
 }
 
+TEST(Direction, CappedClassIsShapedNotDropped) {
+  DirectionConfig c;
+  c.rate_bps = 100'000'000;  // 1500 wire bytes = 120 us
+  c.classes = true;
+  c.shares.cap[Index(TrafficClass::kPriority)] = 0.5;  // 50 Mbit/s, a 62.5 KB bucket
+  Direction d(c);
+  for (int i = 0; i < 400; ++i) d.Ingest(Packet(1448, 0x28), 0);
+  std::int64_t last = 0;
+  for (std::int64_t now = d.NextEvent(); now != kNever; now = d.NextEvent()) {
+    d.Advance(now);
+    d.Release(now, [&](const Frame&) {
+      last = now;
+      return true;
+    });
+  }
+  EXPECT_EQ(d.counters().delivered_frames, 400u);  // waited, none dropped
+  EXPECT_EQ(d.counters().queue_drop_segments, 0u);
+  // 600 KB at 50 Mbit/s is 96 ms, less the bucket's 10 ms head start; the
+  // uncapped link would be done in 48 ms.
+  EXPECT_GT(last, 84'000'000);
+  EXPECT_LT(last, 90'000'000);
+}
+
 TEST(Direction, DefaultQueueIsOneBdp) {
   EXPECT_EQ(DefaultQueueBytes(1'000'000'000, 50'000'000), 6'250'000u);
   EXPECT_EQ(DefaultQueueBytes(1'000'000, 1'000'000), 128u * 1024);
