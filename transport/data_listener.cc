@@ -4,6 +4,7 @@
 
 #include <array>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "braid/error.h"
@@ -144,6 +145,40 @@ void AcceptLoop(AcceptState& state) {
   });
 }
 
+/// Binds `acceptor` to a free port of [port_min, port_max], waiting for one
+/// while they are all busy, at most DataListener::kPortWait.
+void BindInRange(tcp::acceptor& acceptor, tcp::endpoint endpoint, std::uint16_t port_min,
+                 std::uint16_t port_max, const std::string& address) {
+  // The streams a listener accepted keep its port after it closes; with
+  // SO_REUSEADDR another copy may listen there then, so a range is busy only
+  // while copies are setting up their streams at the same moment.
+  boost::system::error_code ec;
+  acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  std::minstd_rand random(std::random_device{}());
+  const std::uint32_t span = std::uint32_t{port_max} - port_min + 1;
+  const auto give_up = std::chrono::steady_clock::now() + DataListener::kPortWait;
+  for (;;) {
+    // Start at a random port of the range, so transfers that start together
+    // do not all race for its first port.
+    const auto start = static_cast<std::uint32_t>(random() % span);
+    for (std::uint32_t i = 0; i < span; ++i) {
+      endpoint.port(static_cast<std::uint16_t>(port_min + (start + i) % span));
+      acceptor.bind(endpoint, ec);
+      if (!ec) return;
+      if (ec != boost::asio::error::address_in_use) break;  // not a busy port: waiting won't help
+    }
+    if (ec != boost::asio::error::address_in_use || std::chrono::steady_clock::now() >= give_up) {
+      throw BraidError(ErrorCode::kDataConnect,
+                       "no free port in " + std::to_string(port_min) + ":" +
+                           std::to_string(port_max) + " to listen for data on " + address + " (" +
+                           ec.message() +
+                           (ec == boost::asio::error::address_in_use ? ", for 60 s" : "") + ")");
+    }
+    // Every port is another copy's for now: wait a little, then look again.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 + random() % 200));
+  }
+}
+
 }  // namespace
 
 /// Used only by the thread that owns the DataListener: Accept runs the io
@@ -177,21 +212,7 @@ DataListener::DataListener(const std::string& address, const SocketTuning& tunin
     impl_->acceptor.bind(endpoint, ec);
     if (ec) fail("bind");
   } else {
-    // Start at a random port of the range, so transfers that start together
-    // do not all race for its first port.
-    std::uint32_t span = std::uint32_t{port_max} - port_min + 1;
-    std::uint32_t start = std::random_device{}() % span;
-    for (std::uint32_t i = 0; i < span; ++i) {
-      endpoint.port(static_cast<std::uint16_t>(port_min + (start + i) % span));
-      impl_->acceptor.bind(endpoint, ec);
-      if (!ec) break;
-    }
-    if (ec) {
-      throw BraidError(ErrorCode::kDataConnect, "no free port in " + std::to_string(port_min) +
-                                                    ":" + std::to_string(port_max) +
-                                                    " to listen for data on " + address + " (" +
-                                                    ec.message() + ")");
-    }
+    BindInRange(impl_->acceptor, endpoint, port_min, port_max, address);
   }
   impl_->acceptor.listen(128, ec);
   if (ec) fail("listen");

@@ -20,13 +20,17 @@ namespace braid {
 class DataListener {
  public:
   /// Binds `address` (numeric) on an ephemeral port, or on a free port in
-  /// [port_min, port_max] when given (-Z, for firewalls that open a range).
+  /// [port_min, port_max] when given (-Z, for firewalls that open a range);
+  /// when every port of the range is busy, waits for one, at most kPortWait.
   /// Throws BraidError(kDataConnect) naming the address (and range) when it cannot.
   DataListener(const std::string& address, const SocketTuning& tuning, std::uint16_t port_min = 0,
                std::uint16_t port_max = 0);
   ~DataListener();
   DataListener(const DataListener&) = delete;
   DataListener& operator=(const DataListener&) = delete;
+
+  /// How long a listener waits for a port of a busy -Z range.
+  static constexpr std::chrono::seconds kPortWait{60};
 
   std::uint16_t port() const;
   const std::string& address() const { return address_; }
