@@ -43,7 +43,8 @@ wait_percent() {
 copy_with_fault() {
   local size=$1 fault=$2
   shift 2
-  rm -f "$work/dst.dat" "$work"/dst.dat.braid-* "$work/serve.pids"
+  # The old run's err would say 100% before this run truncates it.
+  rm -f "$work/dst.dat" "$work"/dst.dat.braid-* "$work/serve.pids" "$work/err"
   [[ -f $work/src-$size ]] || head -c "$(numfmt --from=iec "$size")" /dev/urandom >"$work/src-$size"
   local data before
   data=$(stat -c %s "$work/src-$size")
