@@ -103,6 +103,18 @@ double ParseSeconds(const std::string& text, const std::string& what) {
   return value;
 }
 
+/// --retry: a whole number of retries, 0 to kMaxRetries.
+int ParseRetries(const std::string& text) {
+  int value = -1;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value < 0 || value > kMaxRetries) {
+    Fail("--retry must be a whole number from 0 to " + std::to_string(kMaxRetries) + ", got " +
+         Quote(text));
+  }
+  return value;
+}
+
 /// --stall-timeout: 0 turns the check off; otherwise seconds, fractions allowed.
 double ParseStallTimeout(const std::string& text) {
   double value = 0;
@@ -157,6 +169,7 @@ struct RawArgs {
   std::string data_host;
   std::string stall_timeout;
   std::string connect_timeout;
+  std::string retry;
   bool serve = false;
   bool version = false;
   bool keep = false;
@@ -217,7 +230,7 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("-S,--ssh-command", options.ssh_command,
                  "Reach remote hosts with this ssh client instead of libssh2, e.g. 'ssh -J jump'")
       ->type_name("CMD");
-  app.add_option("--retry", options.retries,
+  app.add_option("--retry", raw.retry,
                  "Resume by itself up to N times after the network broke a started copy "
                  "(default 3)")
       ->type_name("N");
@@ -433,10 +446,7 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   ApplySshOptions(app, raw, options);
   if (given("--progress")) options.progress_interval = ParseSeconds(raw.progress, "-P/--progress");
   if (given("--stall-timeout")) options.stall_timeout = ParseStallTimeout(raw.stall_timeout);
-  if (options.retries < 0 || options.retries > kMaxRetries) {
-    Fail("--retry must be from 0 to " + std::to_string(kMaxRetries) + ", got " +
-         std::to_string(options.retries));
-  }
+  if (given("--retry")) options.retries = ParseRetries(raw.retry);
   if (given("--connect-timeout")) {
     options.connect_timeout = ParseSeconds(raw.connect_timeout, "--connect-timeout");
   }

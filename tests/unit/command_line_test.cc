@@ -421,6 +421,16 @@ TEST(CommandLineTest, SshCommandAndStallTimeout) {
   }
 }
 
+TEST(CommandLineTest, Retry) {
+  EXPECT_EQ(Parse({"a", "host:b"}).options.retries, kDefaultRetries);
+  EXPECT_EQ(Parse({"--retry", "0", "a", "host:b"}).options.retries, 0);
+  EXPECT_EQ(Parse({"--retry=7", "a", "host:b"}).options.retries, 7);
+  for (const char* bad : {"-1", "101", "x", "", "1.5", "3 "}) {
+    EXPECT_TRUE(Contains(UsageError({"--retry", bad, "a", "b"}), "--retry must be a whole number"))
+        << bad;
+  }
+}
+
 TEST(CommandLineTest, ConnectTimeout) {
   EXPECT_DOUBLE_EQ(Parse({"a", "host:b"}).options.connect_timeout, kDefaultConnectTimeout);
   EXPECT_DOUBLE_EQ(Parse({"--connect-timeout", "2.5", "a", "host:b"}).options.connect_timeout, 2.5);
