@@ -11,7 +11,10 @@
 # Runs on a 2-host testbed (tools/testbed, root only): A pushes to B over ssh;
 # the link is wanem's, so its byte counters tell what crossed it.
 # Faults: SIGKILL of the sink or the source server, SIGKILL or SIGINT of the
-# agent, the ssh connection cut, one data stream reset, the target disk full.
+# agent, the ssh connection cut, one data stream reset, the target disk full,
+# the link down for 20 s (wanem stopped). The first run has --stall-timeout 5
+# and the default --retry 3, so the faults the network causes are recovered by
+# the first command itself; the summary counts those.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,10 +72,11 @@ rx_b() { # bytes B received over its link: the data plus headers and ssh
 }
 log() { echo "soak: $*" >&2; }
 
-faults=(kill-sink kill-source kill-agent interrupt ssh-cut stream-reset disk-full)
+faults=(kill-sink kill-source kill-agent interrupt ssh-cut stream-reset disk-full link-down)
 [[ -z $only ]] || read -r -a faults <<<"$only"
 declare -A survived=()
 failed=0
+first_ok=0
 for ((t = 1; t <= trials; t++)); do
   fault=${faults[RANDOM % ${#faults[@]}]}
   dst=$disk/dst.dat
@@ -81,7 +85,7 @@ for ((t = 1; t <= trials; t++)); do
   point=$((data / 100 * (5 + RANDOM % 76)))
   log "trial $t: $fault after ~$((point >> 20)) MiB of $((data >> 20)) MiB"
   before=$(rx_b)
-  HOME=$TB_HOME ip netns exec "$TB_NS_A" "$BRAID" -v -T "$work/serve.sh" -x 150M \
+  HOME=$TB_HOME ip netns exec "$TB_NS_A" "$BRAID" -v -T "$work/serve.sh" -x 150M --stall-timeout 5 \
     "$work/src.dat" "hostb:$dst" 2>"$work/run1.err" &
   agent=$!
   seen_early=0
@@ -114,6 +118,11 @@ for ((t = 1; t <= trials; t++)); do
         "( dport = :$port and src $one )" >/dev/null 2>&1 || true
       ;;
     disk-full) cat /dev/zero >"$disk/filler" 2>/dev/null || true ;;
+    link-down)
+      kill -STOP "$TB_WANEM_PID"
+      sleep 20
+      kill -CONT "$TB_WANEM_PID"
+      ;;
   esac
   # No final name may appear unless the copy is complete.
   while kill -0 "$agent" 2>/dev/null; do
@@ -147,6 +156,7 @@ for ((t = 1; t <= trials; t++)); do
   log "  first run exit $status; $runs runs; link carried ${ratio}x the data; $([[ $ok == 1 ]] && echo ok || echo FAILED)"
   if ((ok)); then
     survived[$fault]=$((${survived[$fault]:-0} + 1))
+    ((status != 0)) || first_ok=$((first_ok + 1))
   else
     failed=$((failed + 1))
     tail -n 4 "$work"/run*.err >&2 || true
@@ -155,5 +165,5 @@ for ((t = 1; t <= trials; t++)); do
 done
 summary=""
 for f in "${faults[@]}"; do summary+=" $f=${survived[$f]:-0}"; done
-log "seed $seed: $((trials - failed)) of $trials trials survived;$summary"
+log "seed $seed: $((trials - failed)) of $trials trials survived;$summary; $first_ok recovered without a second command"
 ((failed == 0))
