@@ -1,6 +1,7 @@
 /// braid: parse the command line, then either copy (the agent) or serve one end.
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,6 +18,9 @@ namespace {
 void OnSignal(int sig) { braid::RequestInterrupt(sig); }
 
 int Serve(int control_fd) {
+  // A local end is started through /proc/self/exe, which the kernel names
+  // "exe"; ps -e, top and pgrep should see braid.
+  ::prctl(PR_SET_NAME, "braid", 0, 0, 0);
   // A vanished agent must surface as a write error, not kill us silently.
   ::signal(SIGPIPE, SIG_IGN);
   int in = control_fd >= 0 ? control_fd : STDIN_FILENO;
