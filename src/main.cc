@@ -16,12 +16,12 @@ namespace {
 
 void OnSignal(int sig) { braid::RequestInterrupt(sig); }
 
-int Serve(int control_fd) {
+int Serve(int control_fd, braid::ListLimits limits) {
   // A vanished agent must surface as a write error, not kill us silently.
   ::signal(SIGPIPE, SIG_IGN);
   int in = control_fd >= 0 ? control_fd : STDIN_FILENO;
   int out = control_fd >= 0 ? control_fd : STDOUT_FILENO;
-  return braid::RunServerOnFds(in, out);
+  return braid::RunServerOnFds(in, out, limits);
 }
 
 }  // namespace
@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     case braid::CommandLine::Mode::kExit:
       return cl.exit_code;
     case braid::CommandLine::Mode::kServe:
-      return Serve(cl.serve_fd);
+      return Serve(cl.serve_fd, cl.options.list_limits);
     case braid::CommandLine::Mode::kCopy:
       break;
   }

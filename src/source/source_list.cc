@@ -29,6 +29,7 @@ class ListBuilder {
       : request_(request), warnings_(warnings) {}
 
   void AddTop(const std::string& path, std::uint16_t top) {
+    list_.top_paths.push_back(path);
     if (path == "-") {
       FileEntry e;
       e.top = top;
@@ -75,7 +76,7 @@ class ListBuilder {
     }
   }
 
-  std::vector<SourceFile> Take() { return std::move(files_); }
+  SourceList Take() { return std::move(list_); }
 
  private:
   std::string Where(const std::string& path) const {
@@ -145,13 +146,15 @@ class ListBuilder {
     return lies;
   }
 
-  void Push(FileEntry e, std::string local, FileStamp stamp = {}) {
-    e.id = static_cast<std::uint32_t>(files_.size());
+  /// `local` is where the entry is read from, and what SourceList::File gives again.
+  void Push(FileEntry e, const std::string& local, FileStamp stamp = {}) {
+    e.id = static_cast<std::uint32_t>(list_.entries.size());
     if (e.kind == FileKind::kRegular && e.size >= kResumeMinSize) {
       UniqueFd fd(::open(local.c_str(), O_RDONLY | O_CLOEXEC));
       if (fd.valid()) e.fingerprint = SourceFingerprint(fd.get(), e.size);
     }
-    files_.push_back({std::move(e), std::move(local), stamp});
+    list_.entries.push_back(std::move(e));
+    list_.stamps.push_back(stamp);
   }
 
   void Walk(const std::string& dir, const std::string& rel, std::uint16_t top, int depth) {
@@ -210,20 +213,31 @@ class ListBuilder {
 
   const SourceListRequest& request_;
   std::vector<std::string>& warnings_;
-  std::vector<SourceFile> files_;
+  SourceList list_;
   std::set<std::pair<dev_t, ino_t>> entered_;
   std::map<dev_t, bool> size_lies_;  ///< SizeLies's answer per device
 };
 
 }  // namespace
 
-std::vector<SourceFile> BuildSourceList(const SourceListRequest& request,
-                                        std::vector<std::string>& warnings) {
+SourceFile SourceList::File(std::uint32_t id) const {
+  const FileEntry& e = entries[id];
+  const std::string& top = top_paths[e.top];
+  std::size_t slash = e.path.find('/');
+  // The top's own entry (or stdin) is read by the name typed; what is inside
+  // it by that name and the rest of the entry's path, as the walk found it.
+  return {e, slash == std::string::npos ? top : top + e.path.substr(slash), stamps[id]};
+}
+
+SourceList BuildSourceList(const SourceListRequest& request, std::vector<std::string>& warnings) {
   ListBuilder builder(request, warnings);
   for (std::size_t i = 0; i < request.paths.size(); ++i) {
     builder.AddTop(request.paths[i], static_cast<std::uint16_t>(i));
   }
-  return builder.Take();
+  SourceList list = builder.Take();
+  list.entries.shrink_to_fit();
+  list.stamps.shrink_to_fit();
+  return list;
 }
 
 }  // namespace braid
