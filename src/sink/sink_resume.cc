@@ -51,6 +51,27 @@ RangeSet VerifyKept(int fd, const DecodedJournal& journal, bool verify,
   return kept;
 }
 
+/// Gives file `f` its journal path and loads what an earlier run journaled,
+/// warning about a journal it cannot use.
+std::optional<DecodedJournal> LoadJournal(JournalFiles& journals, const SinkFile& f,
+                                          const std::string& final_path, std::uint32_t block_size,
+                                          const std::string& host,
+                                          const std::function<void(const std::string&)>& warn) {
+  // One record per block, and a few more for blocks sent again.
+  std::uint64_t records = f.entry.size / block_size + 16;
+  journals.SetPath(
+      f.entry.id, JournalPath(final_path),
+      std::min<std::uint64_t>(kJournalHeaderSize + records * kJournalRecordSize, 64u << 20),
+      /*may_exist=*/!f.in_new_directory);
+  std::string why;
+  std::optional<DecodedJournal> journal;
+  if (!f.in_new_directory) journal = journals.Load(f.entry.id, &why);
+  if (!why.empty()) {
+    warn(Where(host, JournalPath(final_path)) + ": ignoring the resume journal (" + why + ")");
+  }
+  return journal;
+}
+
 }  // namespace
 
 ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpointer& checkpointer,
@@ -72,18 +93,8 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
     // A small file in a new directory can have no journal and never gets one:
     // it needs no journal path (a tree of a million small files kept one each).
     if (f.in_new_directory && f.entry.size < kResumeMinSize) continue;
-    // One record per block, and a few more for blocks sent again.
-    std::uint64_t records = f.entry.size / open.params.block_size + 16;
-    journals.SetPath(
-        id, JournalPath(final_path),
-        std::min<std::uint64_t>(kJournalHeaderSize + records * kJournalRecordSize, 64u << 20),
-        /*may_exist=*/!f.in_new_directory);
-    std::string why;
-    std::optional<DecodedJournal> journal;
-    if (!f.in_new_directory) journal = journals.Load(id, &why);
-    if (!why.empty()) {
-      warn(Where(host, JournalPath(final_path)) + ": ignoring the resume journal (" + why + ")");
-    }
+    std::optional<DecodedJournal> journal =
+        LoadJournal(journals, f, final_path, open.params.block_size, host, warn);
     ResumeDecision d =
         DecideResume(f.entry, Inspect(files, f), journal, open.resume, open.preserve, open.force);
     if (!d.note.empty()) warn(Where(host, final_path) + ": " + d.note + "; starting it over");
