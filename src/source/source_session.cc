@@ -39,6 +39,8 @@ constexpr auto kAcceptDeadline = std::chrono::seconds(60);
 constexpr auto kAcceptIdle = std::chrono::seconds(3);
 /// Files from this size on are read with doubled readahead.
 constexpr std::uint64_t kSequentialMinSize = 1u << 20;
+/// File ends the reader (or the hasher) queues ahead of the senders at most.
+constexpr std::size_t kMaxQueuedEnds = 4096;
 
 /// One frame waiting to be sent: a block (payload in `buffer`), a file end,
 /// or the end of a pass (`pass_end`: the sender ends its pass and waits for the
@@ -331,13 +333,15 @@ bool SourceSession::Impl::ReadStep(BufferPool& pool, int fd, const SourceFile& f
 
 /// With -E the hasher queues the file end, with the digest, once it has hashed the file.
 void SourceSession::Impl::QueueFileEnd(const BlockStep& step) {
+  // Bounded: a file end needs no buffer from the pool, so nothing else stops
+  // the reader from queueing a tree of a million empty files at once.
   if (hashing()) {
-    hash_queue.Push(HashItem{step.file_id, nullptr, 0, step.offset});
+    hash_queue.PushBounded(HashItem{step.file_id, nullptr, 0, step.offset}, kMaxQueuedEnds);
     return;
   }
   OutFrame end;
   end.header = {.type = FrameType::kFileEnd, .file_id = step.file_id, .offset = step.offset};
-  send_queue.Push(std::move(end));
+  send_queue.PushBounded(std::move(end), kMaxQueuedEnds);
 }
 
 void SourceSession::Impl::QueueData(const BlockStep& step, BufferRef buffer, std::uint32_t got) {
@@ -423,7 +427,7 @@ void SourceSession::Impl::HashAll(TransferState& state) {
                   .length = end.digest.size,
                   .offset = item->end_size};
     file_digest[item->file_id] = end.digest;
-    send_queue.Push(std::move(end));
+    send_queue.PushBounded(std::move(end), kMaxQueuedEnds);
   }
   if (!state.failed()) EndPass();
 }

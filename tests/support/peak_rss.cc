@@ -15,10 +15,20 @@
 namespace braid::testing {
 namespace {
 
+/// A whole /proc file, "" when the process is gone (libstdc++ throws when a
+/// read of a vanished process's file fails with ESRCH).
+std::string ReadProc(pid_t pid, const char* name) {
+  try {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/" + name);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
 /// The parent pid in /proc/PID/stat (the field after the command in parentheses).
 pid_t ParentOf(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string stat = ReadProc(pid, "stat");
   std::size_t close = stat.rfind(')');
   if (close == std::string::npos) return -1;
   std::istringstream rest(stat.substr(close + 1));
@@ -51,8 +61,7 @@ std::set<pid_t> Tree(pid_t root) {
 }
 
 std::string CommandOf(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
-  std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string cmd = ReadProc(pid, "cmdline");
   for (char& c : cmd) c = c == '\0' ? ' ' : c;
   return cmd;
 }
@@ -75,7 +84,12 @@ PeakRssSampler::~PeakRssSampler() {
 
 void PeakRssSampler::SampleOnce() {
   for (pid_t pid : Tree(root_)) {
-    long kib = PeakResidentKib(pid);
+    long kib = 0;
+    try {
+      kib = PeakResidentKib(pid);
+    } catch (const std::exception&) {
+      continue;  // gone between the listing and the read
+    }
     if (kib <= 0) continue;
     std::string command = CommandOf(pid);
     MutexLock lock(mu_);

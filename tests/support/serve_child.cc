@@ -86,11 +86,15 @@ std::string ServeChild::err() const {
 
 namespace {
 
+/// -1 also when the process went away while it was read (libstdc++ throws then).
 long StatusKib(pid_t pid, const std::string& field) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(field, 0) == 0) return std::stol(line.substr(field.size()));
+  try {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind(field, 0) == 0) return std::stol(line.substr(field.size()));
+    }
+  } catch (const std::exception&) {
   }
   return -1;
 }
