@@ -17,7 +17,7 @@ namespace {
 
 void OnSignal(int sig) { braid::RequestInterrupt(sig); }
 
-int Serve(int control_fd) {
+int Serve(int control_fd, braid::ListLimits limits) {
   // A local end is started through /proc/self/exe, which the kernel names
   // "exe"; ps -e, top and pgrep should see braid.
   ::prctl(PR_SET_NAME, "braid", 0, 0, 0);
@@ -25,7 +25,7 @@ int Serve(int control_fd) {
   ::signal(SIGPIPE, SIG_IGN);
   int in = control_fd >= 0 ? control_fd : STDIN_FILENO;
   int out = control_fd >= 0 ? control_fd : STDOUT_FILENO;
-  return braid::RunServerOnFds(in, out);
+  return braid::RunServerOnFds(in, out, limits);
 }
 
 }  // namespace
@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     case braid::CommandLine::Mode::kExit:
       return cl.exit_code;
     case braid::CommandLine::Mode::kServe:
-      return Serve(cl.serve_fd);
+      return Serve(cl.serve_fd, cl.options.list_limits);
     case braid::CommandLine::Mode::kCopy:
       break;
   }

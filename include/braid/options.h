@@ -54,6 +54,7 @@ struct Options {
   double stall_timeout = kDefaultStallTimeout;   ///< --stall-timeout seconds; 0 = off
   double connect_timeout = kDefaultConnectTimeout;  ///< --connect-timeout seconds
   int retries = kDefaultRetries;                    ///< --retry: attempts after a resumable failure
+  ListLimits list_limits;  ///< --max-entries, --max-list-bytes: the caps on the file list
 
   // The everyday features (rate, marking, compression, reports, config).
   std::uint64_t rate = 0;          ///< -x: bytes/s over all streams; 0 = unlimited

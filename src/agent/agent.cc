@@ -7,7 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <map>
+#include <deque>
 #include <thread>
 
 #include "agent/file_list_check.h"
@@ -18,6 +18,7 @@
 #include "agent/retry_plan.h"
 #include "agent/server_end.h"
 #include "agent/stall_watch.h"
+#include "proto/list_budget.h"
 #include "transport/socket_tuning.h"
 
 namespace braid {
@@ -293,7 +294,7 @@ class Agent {
       if (auto* p = std::get_if<Progress>(&m)) {
         OnProgress(ev.side, *p);
       } else if (auto* d = std::get_if<FileDone>(&m); d && ev.side == Side::kSink) {
-        done_files_.push_back(*d);
+        OnFileDone(std::move(*d));
       } else if (auto* done = std::get_if<Done>(&m)) {
         if (stall_) stall_->OnDone(static_cast<int>(ev.side));
         if (ev.side == Side::kSink) {
@@ -346,15 +347,20 @@ class Agent {
     std::vector<std::string> asked;
     for (const auto& s : options_.sources) asked.push_back(s.path);
     FileListCheck check(asked, options_.recursive);
+    ListBudget budget(options_.list_limits, EndName(*source_, "source"));
     for (;;) {
       AgentEvent ev = Next();
       auto* list = std::get_if<FileList>(&*ev.message);
       if (list == nullptr || ev.side != Side::kSource) Unexpected(ev);
-      for (const auto& e : list->entries) check.Check(e);
+      source_->TookFileList();
       for (const auto& e : list->entries) {
+        budget.Add(e);
+        check.Check(e);
+      }
+      for (const auto& e : list->entries) {
+        sizes_.push_back(e.kind == FileKind::kRegular ? e.size : 0);
         if (e.kind != FileKind::kRegular && e.kind != FileKind::kStream) continue;
         ++files_;
-        if (e.kind == FileKind::kRegular) sizes_[e.id] = e.size;
         if (e.kind == FileKind::kStream) stream_source_ = true;
         if (e.size == kUnknownSize) {
           total.reset();
@@ -362,7 +368,7 @@ class Agent {
           *total += e.size;
         }
       }
-      sink_->Send(*list);
+      sink_->Send(*ev.message);  // the message itself: a FileList converted would be copied
       if (list->last) break;
     }
     total_ = total;
@@ -373,12 +379,19 @@ class Agent {
     std::size_t complete = 0;
     std::size_t partial = 0;
     for (const ResumeEntry& r : ready.resume) {
-      if (r.complete) {
-        ++complete;
-        skipped_bytes_ += SizeOf(r.id);
-      } else {
-        ++partial;
+      // The codec keeps ids increasing, so checking each entry's end bounds them all.
+      if (r.end() > sizes_.size()) {
+        throw BraidError(ErrorCode::kProtocol,
+                         "protocol error: " + EndName(*sink_, "sink") + " named file " +
+                             std::to_string(r.end() - 1) + " in its resume list, past the " +
+                             std::to_string(sizes_.size()) + " entries of the file list");
       }
+      if (!r.complete) {
+        ++partial;
+        continue;
+      }
+      complete += r.count;
+      for (std::uint64_t id = r.id; id < r.end(); ++id) skipped_bytes_ += sizes_[id];
     }
     skipped_bytes_ += ready.kept_bytes;
     failed_blocks_ = ready.failed_blocks;
@@ -398,11 +411,6 @@ class Agent {
               (ready.failed_blocks == 1 ? "" : "s") + " failed verification and will be sent again";
     }
     PrintLine(stderr, "braid: resuming %s: %s", DestinationName().c_str(), what.c_str());
-  }
-
-  std::uint64_t SizeOf(std::uint32_t id) const {
-    auto it = sizes_.find(id);
-    return it == sizes_.end() ? 0 : it->second;
   }
 
   std::string DestinationName() const {
@@ -460,7 +468,7 @@ class Agent {
       report_->Finish(Elapsed(), bytes_);
       ReportEnd end;
       end.bytes = bytes_;
-      end.files = done_files_.size();
+      end.files = done_count_;
       end.streams_used = options_.streams_auto ? max_active_ : streams_;
       end.bytes_skipped = skipped_bytes_;
       end.blocks_resent = failed_blocks_;
@@ -524,6 +532,16 @@ class Agent {
   }
 
   /// A file's name as the user named the destination (host: prefix if remote).
+  /// Counts a file in place; keeps it only for the digest lines it has (a
+  /// million files without -E cost nothing here).
+  void OnFileDone(FileDone d) {
+    ++done_count_;
+    all_hashed_ = all_hashed_ && d.hash == options_.hash;
+    if (d.hash == HashAlgorithm::kNone) return;
+    d.source_digest = {};
+    done_files_.push_back(std::move(d));
+  }
+
   std::string DonePath(const FileDone& d) const {
     return sink_->is_remote() ? sink_->label() + ":" + d.final_path : d.final_path;
   }
@@ -570,10 +588,8 @@ class Agent {
       end.bytes = bytes_;
       end.files = files_;
       end.streams_used = options_.streams_auto ? max_active_ : streams_;
-      end.hash_verified = options_.hash != HashAlgorithm::kNone;
+      end.hash_verified = options_.hash != HashAlgorithm::kNone && all_hashed_;
       for (const auto& d : done_files_) {
-        end.hash_verified = end.hash_verified && d.hash == options_.hash;
-        if (d.hash == HashAlgorithm::kNone) continue;
         end.digests.push_back({DonePath(d), d.hash, ToHex(d.sink_digest)});
       }
       end.bytes_skipped = skipped_bytes_;
@@ -602,10 +618,15 @@ class Agent {
   std::uint64_t bytes_ = 0;
   std::uint64_t wire_bytes_ = 0;
   std::uint16_t streams_ = 0;
-  std::uint16_t max_active_ = 0;  ///< -s auto: the most streams that carried data at once
-  std::vector<FileDone> done_files_;
-  std::map<std::uint32_t, std::uint64_t> sizes_;  ///< regular files' sizes by id
-  std::uint64_t skipped_bytes_ = 0;               ///< not sent because an earlier run has them
+  std::uint16_t max_active_ = 0;      ///< -s auto: the most streams that carried data at once
+  std::vector<FileDone> done_files_;  ///< those with a digest to print (-E)
+  std::size_t done_count_ = 0;        ///< every FileDone
+  bool all_hashed_ = true;            ///< every FileDone carried options_.hash
+  /// Every entry's size by id (0 unless regular): 8 bytes an entry, the agent's
+  /// only per-entry state besides the digests it prints. A deque: a vector
+  /// growing to a million entries held three times that while it moved.
+  std::deque<std::uint64_t> sizes_;
+  std::uint64_t skipped_bytes_ = 0;  ///< not sent because an earlier run has them
   std::uint32_t failed_blocks_ = 0;
   bool stream_source_ = false;  ///< a source is a pipe or stdin, which may pause
   std::optional<Kept> kept_;    ///< what the sink kept after a failure

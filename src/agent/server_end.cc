@@ -28,6 +28,7 @@ ServerEnd::ServerEnd(Side side, const Endpoint& endpoint, const Options& options
   try {
     Greet(deadline);
   } catch (const BraidError&) {
+    StopHoldingBack();
     channel_->Abandon();
     reader_.join();
     throw;
@@ -123,12 +124,35 @@ void ServerEnd::ReadLoop() {
       greeting_ = std::move(event);
       reader_cv_.notify_all();
     } else {
+      const bool list = event.message && std::holds_alternative<FileList>(*event.message);
+      if (list) {
+        MutexLock lock(reader_mu_);
+        ++lists_queued_;
+      }
       events_.Push(std::move(event));
+      if (list) HoldBack();
     }
     if (end) break;
   }
   MutexLock lock(reader_mu_);
   reader_done_ = true;
+  reader_cv_.notify_all();
+}
+
+void ServerEnd::HoldBack() {
+  MutexLock lock(reader_mu_);
+  while (lists_queued_ >= kMaxQueuedLists && !stop_holding_back_) reader_cv_.wait(lock.native());
+}
+
+void ServerEnd::TookFileList() {
+  MutexLock lock(reader_mu_);
+  --lists_queued_;
+  reader_cv_.notify_all();
+}
+
+void ServerEnd::StopHoldingBack() {
+  MutexLock lock(reader_mu_);
+  stop_holding_back_ = true;
   reader_cv_.notify_all();
 }
 
@@ -148,6 +172,7 @@ void ServerEnd::Close(const std::optional<std::string>& abort_reason,
 
 void ServerEnd::BeginClose(const std::optional<std::string>& abort_reason) {
   closed_ = true;
+  StopHoldingBack();  // nobody takes the list any more: the reader must reach the end
   try {
     if (abort_reason) {
       control_->Send(Abort{*abort_reason});

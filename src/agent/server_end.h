@@ -37,6 +37,9 @@ class ServerEnd {
   ServerEnd(const ServerEnd&) = delete;
   ServerEnd& operator=(const ServerEnd&) = delete;
 
+  /// The agent took one of this end's FileList chunks from the event queue;
+  /// the reader, which holds back while kMaxQueuedLists are queued, may read on.
+  void TookFileList();
   /// Sends, reporting a failure as an event rather than throwing.
   void Send(const ControlMessage& message);
   /// Longer than a server's own limit for stopping its work (15 s), so a server
@@ -70,6 +73,12 @@ class ServerEnd {
   /// in short slices so that an interrupt is seen.
   AgentEvent AwaitGreeting(std::chrono::steady_clock::time_point deadline);
   void ReadLoop();
+  /// The reader's wait after queueing a FileList chunk, until the agent has
+  /// taken enough of them: a source that lists faster than the agent relays
+  /// would otherwise make the agent hold its list (60 MiB of a million entries).
+  void HoldBack();
+  /// Ends every HoldBack for good (closing, or a failed start).
+  void StopHoldingBack();
   /// Whether the reader ended by `deadline`.
   bool WaitForReader(std::chrono::steady_clock::time_point deadline);
   /// "local server" or the host, for messages about an answer.
@@ -91,8 +100,12 @@ class ServerEnd {
   /// Started by the constructor and joined by Close, both on the agent's thread.
   std::thread reader_;
   Mutex reader_mu_;
-  std::condition_variable reader_cv_;                      ///< signals reader_done_ and greeting_
+  std::condition_variable
+      reader_cv_;  ///< signals reader_done_, greeting_, lists_queued_, stop_holding_back_
   bool reader_done_ BRAID_GUARDED_BY(reader_mu_) = false;  ///< ReadLoop has returned
+  static constexpr int kMaxQueuedLists = 1;
+  int lists_queued_ BRAID_GUARDED_BY(reader_mu_) = 0;  ///< FileList chunks queued, not taken
+  bool stop_holding_back_ BRAID_GUARDED_BY(reader_mu_) = false;  ///< StopHoldingBack was called
   /// The reply to Hello, which the reader hands to Greet instead of the queue.
   std::optional<AgentEvent> greeting_ BRAID_GUARDED_BY(reader_mu_);
   bool closed_ = false;  ///< the agent's thread only (Close, the destructor)

@@ -170,6 +170,8 @@ struct RawArgs {
   std::string stall_timeout;
   std::string connect_timeout;
   std::string retry;
+  std::string max_entries;
+  std::string max_list_bytes;
   bool serve = false;
   bool version = false;
   bool keep = false;
@@ -237,6 +239,12 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("--connect-timeout", raw.connect_timeout,
                  "Fail (exit 3) if an end is not up and answering in SEC s (default 30)")
       ->type_name("SEC");
+  app.add_option("--max-entries", raw.max_entries,
+                 "Refuse a file list of more than N entries (default 10000000)")
+      ->type_name("N");
+  app.add_option("--max-list-bytes", raw.max_list_bytes,
+                 "Refuse a file list larger than SIZE, names included (default 4G)")
+      ->type_name("SIZE");
   app.add_option("--stall-timeout", raw.stall_timeout,
                  "Fail (exit 15) when no data moves for SEC seconds; 0 = never (default 120)")
       ->type_name("SEC");
@@ -381,6 +389,14 @@ void ApplyTransferSizes(const CLI::App& app, const RawArgs& raw, Options& option
     options.block_size = static_cast<std::uint32_t>(size);
   }
   if (given("--size")) options.size = ParseSizeFor(raw.size, "--size");
+  if (given("--max-entries")) {
+    options.list_limits.max_entries =
+        static_cast<std::uint64_t>(ParseIntInRange(raw.max_entries, 1, INT_MAX, "--max-entries"));
+  }
+  if (given("--max-list-bytes")) {
+    options.list_limits.max_list_bytes = ParseSizeFor(raw.max_list_bytes, "--max-list-bytes");
+    if (options.list_limits.max_list_bytes == 0) Fail("--max-list-bytes must be at least 1");
+  }
   if (given("--rate")) {
     try {
       options.rate = ParseRate(raw.rate);

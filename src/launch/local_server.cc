@@ -17,11 +17,12 @@ namespace {
 constexpr int kChildControlFd = 3;
 constexpr const char* kPeer = "local braid --serve";
 
-ChildSpec LocalServerSpec() {
+ChildSpec LocalServerSpec(const std::vector<std::string>& extra_args) {
   ChildSpec spec;
   spec.what = "a local server";
   spec.path = "/proc/self/exe";  // this same executable
   spec.argv = {"braid", "--serve", "--serve-fd", std::to_string(kChildControlFd)};
+  spec.argv.insert(spec.argv.end(), extra_args.begin(), extra_args.end());
   spec.control_fd = kChildControlFd;
   return spec;
 }
@@ -30,7 +31,8 @@ ChildSpec LocalServerSpec() {
 /// thread): the stream and the child are, and there is no other state.
 class LocalServerChannel : public ServerChannel {
  public:
-  LocalServerChannel() : child_(LocalServerSpec()), stream_(child_.TakeControl(), {kPeer, kPeer}) {}
+  explicit LocalServerChannel(const std::vector<std::string>& extra_args)
+      : child_(LocalServerSpec(extra_args)), stream_(child_.TakeControl(), {kPeer, kPeer}) {}
   ~LocalServerChannel() override {
     stream_.Close();  // the child sees end of stream and exits
     child_.Wait();
@@ -60,6 +62,8 @@ class LocalServerChannel : public ServerChannel {
 
 }  // namespace
 
-std::unique_ptr<ServerChannel> SpawnLocalServer() { return std::make_unique<LocalServerChannel>(); }
+std::unique_ptr<ServerChannel> SpawnLocalServer(const std::vector<std::string>& extra_args) {
+  return std::make_unique<LocalServerChannel>(extra_args);
+}
 
 }  // namespace braid

@@ -1,16 +1,38 @@
 #include "launch/server_launcher.h"
 
+#include <string>
+#include <vector>
+
 #include "launch/local_server.h"
 #include "launch/ssh_command_server.h"
 #include "security/ssh/ssh_connection.h"
 
 namespace braid {
 
+namespace {
+
+/// The caps a server puts on the list it receives, when not its defaults: the
+/// agent's own, so a larger --max-entries is not refused at the sink.
+std::vector<std::string> ServeArgs(const ListLimits& limits) {
+  std::vector<std::string> args;
+  if (limits.max_entries != kDefaultMaxEntries) {
+    args.insert(args.end(), {"--max-entries", std::to_string(limits.max_entries)});
+  }
+  if (limits.max_list_bytes != kDefaultMaxListBytes) {
+    args.insert(args.end(), {"--max-list-bytes", std::to_string(limits.max_list_bytes)});
+  }
+  return args;
+}
+
+}  // namespace
+
 LaunchedServer ProcessServerLauncher::Launch(Side /*side*/, const Endpoint& endpoint,
                                              const Options& options, StderrSink on_stderr) {
-  if (!endpoint.is_remote()) return {SpawnLocalServer(), "braid --serve"};
+  const std::vector<std::string> serve_args = ServeArgs(options.list_limits);
+  if (!endpoint.is_remote()) return {SpawnLocalServer(serve_args), "braid --serve"};
   // -T is a command line the user wrote for the remote shell, used as is.
   std::string command = options.remote_command + " --serve";
+  for (const std::string& arg : serve_args) command += " " + arg;  // digits and option names
   if (!options.ssh_command.empty()) {
     // -S: the user's own ssh client, with everything in their ssh setup.
     auto channel =

@@ -191,6 +191,7 @@ FileEntry GetEntry(WireReader& r) {
 
 /// A resume list is a sequence of items: 0 = one partial file (`u32 id`,
 /// `u32 k` + k kept ranges), 1 = a run of complete files (`u32 first`, `u32 count`).
+/// Adjacent complete entries are merged into one run.
 void PutResume(WireWriter& w, const std::vector<ResumeEntry>& resume) {
   WireWriter items;
   std::uint32_t n = 0;
@@ -207,60 +208,67 @@ void PutResume(WireWriter& w, const std::vector<ResumeEntry>& resume) {
       ++i;
       continue;
     }
+    std::uint64_t count = e.count;
     std::size_t j = i + 1;
-    while (j < resume.size() && resume[j].complete &&
-           std::uint64_t{resume[j].id} == std::uint64_t{resume[j - 1].id} + 1) {
-      ++j;
+    for (; j < resume.size() && resume[j].complete && resume[j].id == e.id + count; ++j) {
+      count += resume[j].count;
     }
     items.U8(1);
     items.U32(e.id);
-    items.U32(static_cast<std::uint32_t>(j - i));
+    items.U32(static_cast<std::uint32_t>(count));
     i = j;
   }
   w.U32(n);
   w.Bytes(items.data());
 }
+
+/// One partial-file item (tag 0) after its tag; `ranges_total` counts kept
+/// ranges over the whole list.
+ResumeEntry GetPartial(WireReader& r, std::size_t& ranges_total) {
+  ResumeEntry e;
+  e.id = r.U32();
+  std::uint32_t ranges = r.U32();
+  ranges_total += ranges;
+  if (ranges_total > kMaxKeptRanges) WireReader::Fail("too many kept ranges");
+  e.kept.reserve(std::min<std::size_t>(ranges, r.remaining() / 16));
+  for (std::uint32_t k = 0; k < ranges; ++k) {
+    std::uint64_t begin = r.U64();
+    std::uint64_t end = r.U64();
+    if (begin >= end) WireReader::Fail("empty kept range");
+    if (!e.kept.empty() && begin <= e.kept.back().second) {
+      WireReader::Fail("kept ranges out of order");
+    }
+    e.kept.emplace_back(begin, end);
+  }
+  return e;
+}
+
 /// Ids strictly increasing, ranges non-empty, sorted and disjoint, within the
-/// limits: a receiver can use the list as it is.
+/// limits: a receiver can use the list as it is. A run stays one entry.
 std::vector<ResumeEntry> GetResume(WireReader& r) {
   std::uint32_t n = r.U32();
   if (n > kMaxResumeFiles) WireReader::Fail("too many resumed files");
   std::vector<ResumeEntry> out;
   std::size_t ranges_total = 0;
-  auto check_next = [&out](std::uint64_t id) {
-    if (!out.empty() && id <= out.back().id) WireReader::Fail("resumed files out of order");
-  };
+  std::uint64_t files = 0;  // ids named so far, at most kMaxResumeFiles
   for (std::uint32_t i = 0; i < n; ++i) {
     std::uint8_t kind = r.U8();
+    ResumeEntry e;
     if (kind == 1) {
-      std::uint32_t first = r.U32();
-      std::uint32_t count = r.U32();
-      check_next(first);
-      if (count == 0 || count > kMaxResumeFiles - out.size() ||
-          std::uint64_t{first} + count - 1 > UINT32_MAX) {
+      e.id = r.U32();
+      e.complete = true;
+      e.count = r.U32();
+      if (e.count == 0 || e.count > kMaxResumeFiles - files || e.end() - 1 > UINT32_MAX) {
         WireReader::Fail("run of complete files out of range");
       }
-      for (std::uint32_t k = 0; k < count; ++k) out.push_back({first + k, true, {}});
-      continue;
+    } else if (kind == 0) {
+      e = GetPartial(r, ranges_total);
+      if (files >= kMaxResumeFiles) WireReader::Fail("too many resumed files");
+    } else {
+      WireReader::Fail("unknown resume item");
     }
-    if (kind != 0) WireReader::Fail("unknown resume item");
-    ResumeEntry e;
-    e.id = r.U32();
-    check_next(e.id);
-    if (out.size() >= kMaxResumeFiles) WireReader::Fail("too many resumed files");
-    std::uint32_t ranges = r.U32();
-    ranges_total += ranges;
-    if (ranges_total > kMaxKeptRanges) WireReader::Fail("too many kept ranges");
-    e.kept.reserve(std::min<std::size_t>(ranges, r.remaining() / 16));
-    for (std::uint32_t k = 0; k < ranges; ++k) {
-      std::uint64_t begin = r.U64();
-      std::uint64_t end = r.U64();
-      if (begin >= end) WireReader::Fail("empty kept range");
-      if (!e.kept.empty() && begin <= e.kept.back().second) {
-        WireReader::Fail("kept ranges out of order");
-      }
-      e.kept.emplace_back(begin, end);
-    }
+    if (!out.empty() && e.id < out.back().end()) WireReader::Fail("resumed files out of order");
+    files += e.complete ? e.count : 1;
     out.push_back(std::move(e));
   }
   return out;
@@ -575,6 +583,21 @@ const char* MessageName(const ControlMessage& message) {
       "Bye",         "Warning",    "Kept",       "SourceReady", "SinkConnect"};
   static_assert(std::size(kNames) == std::variant_size_v<ControlMessage>);
   return kNames[message.index()];
+}
+
+void AppendComplete(std::vector<ResumeEntry>& resume, std::uint32_t id) {
+  if (!resume.empty() && resume.back().complete && resume.back().end() == id &&
+      resume.back().count < UINT32_MAX) {
+    ++resume.back().count;
+    return;
+  }
+  resume.push_back({id, true, {}, 1});
+}
+
+std::uint64_t ResumeFileCount(const std::vector<ResumeEntry>& resume) {
+  std::uint64_t n = 0;
+  for (const ResumeEntry& e : resume) n += e.complete ? e.count : 1;
+  return n;
 }
 
 bool IsSafeRelativePath(std::string_view path) {

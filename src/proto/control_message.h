@@ -137,11 +137,20 @@ struct SinkOpen {
 /// A byte range [begin, end) of one file.
 using ByteRange = std::pair<std::uint64_t, std::uint64_t>;
 /// What the sink already has of one file, so the source sends only the rest.
+/// A run of complete files is one entry (`count` ids from `id`), as on the
+/// wire: a resume list of 2^24 complete files costs 16 bytes, not 2^24 entries.
 struct ResumeEntry {
   std::uint32_t id = 0;
   bool complete = false;        ///< already in place under its final name: send nothing
   std::vector<ByteRange> kept;  ///< verified ranges of the partial file
+  std::uint32_t count = 1;      ///< complete: files id .. id+count-1; otherwise 1
+  /// One past the last id this entry names.
+  std::uint64_t end() const { return std::uint64_t{id} + (complete ? count : 1); }
 };
+/// Appends `id` as complete to `resume`, extending the last run when it ends just before `id`.
+void AppendComplete(std::vector<ResumeEntry>& resume, std::uint32_t id);
+/// Ids the resume list names, complete or partial.
+std::uint64_t ResumeFileCount(const std::vector<ResumeEntry>& resume);
 /// With reverse (-z) the sink does not listen: addresses empty, port 0.
 struct SinkReady {
   std::vector<std::string> addresses;

@@ -6,11 +6,14 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
+#include <optional>
 #include <thread>
 
 #include "autostreams/stream_controller.h"
 #include "braid/mutex.h"
 #include "proto/control_channel.h"
+#include "proto/list_budget.h"
 #include "sink/sink_session.h"
 #include "source/source_list.h"
 #include "source/source_session.h"
@@ -83,7 +86,7 @@ class Notification {
 /// fields below say how they share.
 class Server {
  public:
-  explicit Server(ByteStream& stream) : channel_(stream) {}
+  Server(ByteStream& stream, ListLimits limits) : channel_(stream), limits_(limits) {}
 
   int Run() {
     if (!Handshake()) return 1;
@@ -137,7 +140,8 @@ class Server {
     return true;
   }
 
-  void Handle(const ControlMessage& msg) {
+  /// Takes `msg` apart where it can (a FileList's entries are moved, not copied).
+  void Handle(ControlMessage& msg) {
     if (auto* where = std::get_if<SinkConnect>(&msg)) {
       if (!sink_)
         throw BraidError(ErrorCode::kProtocol, "protocol error: SinkConnect without a sink");
@@ -148,7 +152,7 @@ class Server {
       throw BraidError(ErrorCode::kProtocol, "protocol error: message during a transfer");
     }
     if (auto* open = std::get_if<SourceOpen>(&msg)) return OpenSource(*open);
-    if (auto* list = std::get_if<FileList>(&msg)) return AddEntries(*list);
+    if (auto* list = std::get_if<FileList>(&msg)) return AddEntries(std::move(*list));
     if (auto* start = std::get_if<SourceStart>(&msg)) return StartSource(*start);
     if (auto* open = std::get_if<SinkOpen>(&msg)) return StartSink(*open);
     throw BraidError(ErrorCode::kProtocol,
@@ -161,8 +165,8 @@ class Server {
         {open.paths, open.recursive, open.follow_symlinks, open.device_size, label_}, warnings);
     for (const auto& w : warnings) channel_.Send(Warning{w});
     FileList chunk;
-    for (const auto& f : source_files_) {
-      chunk.entries.push_back(f.entry);
+    for (const FileEntry& e : source_files_.entries) {
+      chunk.entries.push_back(e);
       if (chunk.entries.size() == kEntriesPerMessage) {
         channel_.Send(chunk);
         chunk.entries.clear();
@@ -172,13 +176,34 @@ class Server {
     channel_.Send(chunk);
   }
 
-  void AddEntries(const FileList& list) {
+  /// Kept as the chunks arrive, and joined once the count is known
+  /// (TakeSinkEntries): a vector grown entry by entry held up to three times
+  /// the list while it moved (a million entries cost 360 MiB at that moment).
+  void AddEntries(FileList&& list) {
+    if (!budget_) {
+      budget_.emplace(limits_, label_.empty() ? std::string("the agent")
+                                              : "the agent (at the sink on " + label_ + ")");
+    }
     for (const auto& e : list.entries) {
-      if (e.id != sink_entries_.size()) {
+      budget_->Add(e);
+      if (e.id != sink_entry_count_) {
         throw BraidError(ErrorCode::kProtocol, "protocol error: file list out of order");
       }
-      sink_entries_.push_back(e);
+      ++sink_entry_count_;
     }
+    list.entries.shrink_to_fit();
+    sink_chunks_.push_back(std::move(list.entries));
+  }
+  /// The whole list in one vector of its exact size, each chunk freed once moved.
+  std::vector<FileEntry> TakeSinkEntries() {
+    std::vector<FileEntry> all;
+    all.reserve(sink_entry_count_);
+    for (std::vector<FileEntry>& chunk : sink_chunks_) {
+      std::move(chunk.begin(), chunk.end(), std::back_inserter(all));
+      std::vector<FileEntry>().swap(chunk);
+    }
+    sink_chunks_.clear();
+    return all;
   }
 
   void StartSource(const SourceStart& start) {
@@ -213,7 +238,7 @@ class Server {
                         open.params.family);
       resolved.listen_address = plan.bind;
     }
-    sink_ = std::make_unique<SinkSession>(std::move(sink_entries_), resolved, label_);
+    sink_ = std::make_unique<SinkSession>(TakeSinkEntries(), resolved, label_);
     sink_->Advertise(plan.advertise);
     TransferState& state = sink_->state();
     worker_ = std::thread([this, &state] {
@@ -316,10 +341,13 @@ class Server {
 
   /// Every thread sends; ControlChannel serialises its writers itself.
   ControlChannel channel_;
-  std::string label_;  ///< set by Handshake, before any other thread starts
+  std::string label_;                 ///< set by Handshake, before any other thread starts
+  const ListLimits limits_;           ///< --max-entries, --max-list-bytes, from the command line
+  std::optional<ListBudget> budget_;  ///< the sink's count of the list the agent relays
   /// Main thread only: filled by messages, moved into the session before the worker starts.
-  std::vector<SourceFile> source_files_;
-  std::vector<FileEntry> sink_entries_;  ///< as source_files_
+  SourceList source_files_;
+  std::vector<std::vector<FileEntry>> sink_chunks_;  ///< as source_files_: FileList's entries
+  std::size_t sink_entry_count_ = 0;                 ///< entries in sink_chunks_
   /// The pointers are set on the main thread before the worker starts and
   /// not changed while it runs (Handle refuses a second session); the
   /// sessions themselves are thread-safe where the main thread calls them
@@ -335,12 +363,12 @@ class Server {
 
 }  // namespace
 
-int RunServer(ByteStream& control) { return Server(control).Run(); }
+int RunServer(ByteStream& control, ListLimits limits) { return Server(control, limits).Run(); }
 
-int RunServerOnFds(int read_fd, int write_fd) {
+int RunServerOnFds(int read_fd, int write_fd, ListLimits limits) {
   FdByteStream stream(read_fd, write_fd,
                       {"control channel read failed", "control channel write failed"});
-  return RunServer(stream);
+  return RunServer(stream, limits);
 }
 
 }  // namespace braid

@@ -24,6 +24,19 @@ class BlockingQueue {
     cv_.notify_one();
     return true;
   }
+  /// As Push, but first waits while `max` items are queued: for a producer
+  /// that no buffer pool holds back (the file ends of a tree of empty files),
+  /// so the queue cannot grow with the size of the list.
+  bool PushBounded(T item, std::size_t max) {
+    {
+      MutexLock lock(mutex_);
+      while (items_.size() >= max && !closed_) space_cv_.wait(lock.native());
+      if (closed_) return false;
+      items_.push_back(std::move(item));
+    }
+    cv_.notify_one();
+    return true;
+  }
   /// Puts an item back at the head, for one a consumer could not deliver. Allowed after
   /// Close (the item was queued before it, and the consumers that are still popping will
   /// take it), not after Abort: false then, and the item is dropped.
@@ -43,6 +56,7 @@ class BlockingQueue {
     if (items_.empty()) return std::nullopt;
     T item = std::move(items_.front());
     items_.pop_front();
+    space_cv_.notify_one();
     return item;
   }
   template <typename Duration>
@@ -55,6 +69,7 @@ class BlockingQueue {
     if (items_.empty()) return std::nullopt;
     T item = std::move(items_.front());
     items_.pop_front();
+    space_cv_.notify_one();
     return item;
   }
   void Close() {
@@ -63,6 +78,7 @@ class BlockingQueue {
       closed_ = true;
     }
     cv_.notify_all();
+    space_cv_.notify_all();
   }
   void Abort() {
     std::deque<T> dropped;
@@ -73,11 +89,13 @@ class BlockingQueue {
       dropped.swap(items_);
     }
     cv_.notify_all();
+    space_cv_.notify_all();
   }
 
  private:
   Mutex mutex_;
-  std::condition_variable cv_;  ///< signals a new item, Close or Abort
+  std::condition_variable cv_;        ///< signals a new item, Close or Abort
+  std::condition_variable space_cv_;  ///< signals a taken item, Close or Abort (PushBounded)
   std::deque<T> items_ BRAID_GUARDED_BY(mutex_);
   bool closed_ BRAID_GUARDED_BY(mutex_) = false;
   bool aborted_ BRAID_GUARDED_BY(mutex_) = false;

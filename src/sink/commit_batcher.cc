@@ -60,10 +60,10 @@ FileDone CommitBatcher::Verdict(const Complete& c) {
   FileDone done;
   done.id = c.id;
   done.size = f.end_size.value_or(0);
-  done.final_path = f.final_path;
+  done.final_path = files_.final_path(f);
   if (hash_ == HashAlgorithm::kNone) return done;
   std::string name(HashDisplayName(hash_));
-  std::string where = host_.empty() ? f.final_path : host_ + ":" + f.final_path;
+  std::string where = host_.empty() ? done.final_path : host_ + ":" + done.final_path;
   if (!f.source_digest) {
     throw BraidError(ErrorCode::kProtocol,
                      "protocol error: source sent no " + name + " for " + where);

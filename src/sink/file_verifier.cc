@@ -60,7 +60,7 @@ class OneFile {
         ::pread(fd_, chunk_.data(), static_cast<std::size_t>(want), static_cast<off_t>(hashed_));
     if (got <= 0) {
       throw BraidError(ErrorCode::kTargetUnwritable,
-                       DescribeErrno(host_, f_.partial_path, got < 0 ? errno : EIO));
+                       DescribeErrno(host_, files_.partial_path(f_), got < 0 ? errno : EIO));
     }
     digest_.Update(chunk_.data(), static_cast<std::size_t>(got));
     return static_cast<std::uint64_t>(got);

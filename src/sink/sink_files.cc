@@ -83,11 +83,6 @@ struct EntryTimes {
   timespec times[2];
 };
 
-/// The name a file's data is written under, for errors: an anonymous file has only its final one.
-const std::string& WorkingPath(const SinkFile& f) {
-  return f.anonymous ? f.final_path : f.partial_path;
-}
-
 std::string Parent(const std::string& path) {
   std::size_t slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
@@ -104,15 +99,17 @@ SinkFiles::SinkFiles(std::vector<FileEntry> entries, TargetPlan plan, std::strin
 
 SinkFiles::SinkFiles(std::vector<FileEntry> entries, TargetPlan plan, std::string host,
                      bool preserve, SinkFileSystem& fs)
-    : fs_(fs), plan_(std::move(plan)), host_(std::move(host)), preserve_(preserve) {
-  files_.resize(entries.size());
-  for (std::size_t i = 0; i < entries.size(); ++i) {
+    : fs_(fs),
+      entries_(std::move(entries)),
+      plan_(std::move(plan)),
+      host_(std::move(host)),
+      preserve_(preserve) {
+  files_.reserve(entries_.size());
+  for (const FileEntry& e : entries_) {
     // The decoder rejects these already; a name that leaves the target must
     // never reach a path here, whoever built the list.
-    if (!IsSafeRelativePath(entries[i].path)) Reject("unsafe file name in file list");
-    files_[i].entry = std::move(entries[i]);
-    files_[i].final_path = FinalPath(plan_, files_[i].entry);
-    files_[i].partial_path = PartialPath(files_[i].final_path);
+    if (!IsSafeRelativePath(e.path)) Reject("unsafe file name in file list");
+    files_.emplace_back(e);
   }
 }
 
@@ -133,7 +130,7 @@ void SinkFiles::FindNewDirectories() {
   if (plan_.mode == TargetPlan::Mode::kStream) return;
   std::map<std::string, bool> missing;  ///< directory -> it does not exist
   for (auto& f : files_) {
-    auto [it, inserted] = missing.try_emplace(Parent(f.final_path), false);
+    auto [it, inserted] = missing.try_emplace(Parent(final_path(f)), false);
     if (inserted) {
       struct stat st {};
       it->second = fs_.Lstat(it->first, &st) != 0 && errno == ENOENT;
@@ -150,7 +147,7 @@ void SinkFiles::Prepare(bool force) {
   if (!S_ISDIR(st.st_mode)) Fail(root, ENOTDIR);
   std::set<std::string> gained;  ///< directories that got a new entry here
   for (auto& f : files_) {
-    const std::string& path = f.final_path;
+    const std::string path = final_path(f);
     struct stat existing {};
     bool exists = !f.in_new_directory && fs_.Lstat(path, &existing) == 0;
     switch (f.entry.kind) {
@@ -198,7 +195,7 @@ void SinkFiles::SyncEach(const std::set<std::string>& directories) const {
 void SinkFiles::SyncDirectories(const std::vector<std::uint32_t>& ids) {
   if (fsync_ != FsyncPolicy::kDataAndDirs || plan_.mode == TargetPlan::Mode::kStream) return;
   std::set<std::string> parents;
-  for (std::uint32_t id : ids) parents.insert(Parent(files_[id].final_path));
+  for (std::uint32_t id : ids) parents.insert(Parent(final_path(files_[id])));
   SyncEach(parents);
 }
 
@@ -225,7 +222,7 @@ bool SinkFiles::OpenAnonymous(SinkFile& f) {
     return false;
   }
   // Nameless, it may carry its final mode from the start.
-  f.fd.Reset(fs_.Open(Parent(f.final_path), O_TMPFILE | O_RDWR | O_CLOEXEC, ModeFor(f.entry)));
+  f.fd.Reset(fs_.Open(Parent(final_path(f)), O_TMPFILE | O_RDWR | O_CLOEXEC, ModeFor(f.entry)));
   if (f.fd.valid()) {
     f.anonymous = true;
     return true;
@@ -236,7 +233,7 @@ bool SinkFiles::OpenAnonymous(SinkFile& f) {
     anonymous_ok_ = false;
     return false;
   }
-  Fail(f.final_path, errno);
+  Fail(final_path(f), errno);
 }
 
 bool SinkFiles::LinkDescriptor(int fd, const std::string& path) {
@@ -251,23 +248,23 @@ bool SinkFiles::LinkDescriptor(int fd, const std::string& path) {
 }
 
 bool SinkFiles::LinkAnonymous(SinkFile& f, bool force) {
-  if (LinkDescriptor(f.fd.get(), f.final_path)) return true;
+  if (LinkDescriptor(f.fd.get(), final_path(f))) return true;
   int err = errno;
   if (err == EEXIST && force) {
     // Something took the name since the copy began: replace it as a rename would.
-    if (!LinkDescriptor(f.fd.get(), f.partial_path)) Fail(f.partial_path, errno);
+    if (!LinkDescriptor(f.fd.get(), partial_path(f))) Fail(partial_path(f), errno);
     return false;
   }
-  if (err == EEXIST) FailExists(f.final_path);
-  Fail(f.final_path, err);
+  if (err == EEXIST) FailExists(final_path(f));
+  Fail(final_path(f), err);
 }
 
 int SinkFiles::OpenLocked(SinkFile& f) {
   if (f.fd.valid()) return f.fd.get();
   if (OpenAnonymous(f)) return f.fd.get();
   int flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (f.resumed ? 0 : O_TRUNC);
-  f.fd.Reset(fs_.Open(f.partial_path, flags, 0600));
-  if (!f.fd.valid()) Fail(f.partial_path, errno);
+  f.fd.Reset(fs_.Open(partial_path(f), flags, 0600));
+  if (!f.fd.valid()) Fail(partial_path(f), errno);
   std::uint64_t size = f.entry.size;
   if (size != kUnknownSize && size >= kReserveMinSize) {
     struct statfs fs {};
@@ -277,9 +274,9 @@ int SinkFiles::OpenLocked(SinkFile& f) {
     int err = ReserveSpace(fs_, f.fd.get(), size, fs, on_tmpfs);
     if (err == ENOSPC || err == EDQUOT) {
       // Kept data stays for a re-run with more room; a new file goes.
-      if (!f.resumed) fs_.Unlink(f.partial_path);
+      if (!f.resumed) fs_.Unlink(partial_path(f));
       f.fd.Reset();
-      Fail(f.partial_path, err);
+      Fail(partial_path(f), err);
     }
     OpenDirect(f, on_tmpfs);
   }
@@ -290,7 +287,7 @@ void SinkFiles::OpenDirect(SinkFile& f, bool on_tmpfs) {
   // -y none promises page-cache speed, as the peers give; tmpfs is the page cache.
   if (fsync_ == FsyncPolicy::kNone || on_tmpfs || f.entry.size < kDirectMinSize) return;
   // Best effort: a file system without O_DIRECT gets every block buffered.
-  f.direct_fd.Reset(fs_.Open(f.partial_path, O_WRONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC, 0));
+  f.direct_fd.Reset(fs_.Open(partial_path(f), O_WRONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC, 0));
 }
 
 int SinkFiles::WriteAt(SinkFileSystem& fs, int fd, const std::uint8_t* data, std::uint32_t length,
@@ -347,7 +344,7 @@ bool SinkFiles::WriteBlock(std::uint32_t id, std::uint64_t offset, const std::ui
     fd = OpenLocked(f);
     if (f.direct_fd.valid() && DirectAligned(data, offset, length)) direct_fd = f.direct_fd.get();
   }
-  MutexLock write_lock(*files_[id].write_mutex);
+  MutexLock write_lock(WriteMutex(id));
   int err = direct_fd >= 0 ? WriteAt(fs_, direct_fd, data, length, offset, length) : EINVAL;
   // EINVAL from O_DIRECT: this file system wants more alignment; buffered still works.
   if (err == EINVAL) err = WriteAt(fs_, fd, data, length, offset, kBufferedWritePiece);
@@ -377,7 +374,9 @@ void SinkFiles::EndFile(std::uint32_t id, std::uint64_t size, std::optional<Dige
   SinkFile& f = Lookup(id);
   if (f.end_size) {
     // A file end asked for again after a lost stream may arrive twice.
-    if (*f.end_size == size && f.source_digest == digest) return;
+    const bool same_digest =
+        f.source_digest ? digest && *digest == *f.source_digest : !digest.has_value();
+    if (*f.end_size == size && same_digest) return;
     Reject("a file ended twice");
   }
   if (f.entry.size != kUnknownSize && size != f.entry.size) {
@@ -385,7 +384,7 @@ void SinkFiles::EndFile(std::uint32_t id, std::uint64_t size, std::optional<Dige
   }
   if (f.ranges.MaxEnd() > size) Reject("file end before data already received");
   f.end_size = size;
-  f.source_digest = digest;
+  if (digest) f.source_digest = std::make_unique<const DigestValue>(*digest);
   bool now_complete = MarkIfComplete(f);
   lock.Unlock();
   Announce(f.entry.id, now_complete);
@@ -417,7 +416,7 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
     return;
   }
   int fd = OpenPartial(id);  // a zero-byte file was never opened by a block
-  const std::string& path = WorkingPath(f);
+  const std::string path = WorkingPath(f);
   // Owner first: chown clears set-id bits, so the mode goes on after it.
   if (preserve_ && fs_.IsRoot() && fs_.Fchown(fd, f.entry.uid, f.entry.gid) != 0) {
     Fail(path, errno);
@@ -434,9 +433,9 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
     f.fd.Reset();
   }
   if (!linked) {
-    int rc = fs_.Rename(f.partial_path, f.final_path, !force);
-    if (rc != 0 && errno == EEXIST) FailExists(f.final_path);
-    if (rc != 0) Fail(f.final_path, errno);
+    int rc = fs_.Rename(partial_path(f), final_path(f), !force);
+    if (rc != 0 && errno == EEXIST) FailExists(final_path(f));
+    if (rc != 0) Fail(final_path(f), errno);
   }
   MutexLock lock(mutex_);
   f.committed = true;
@@ -451,7 +450,7 @@ void SinkFiles::FinishDirectories() {
   // Deepest first, so setting a parent's time is not undone by its children.
   for (auto it = files_.rbegin(); it != files_.rend(); ++it) {
     if (it->entry.kind != FileKind::kDirectory) continue;
-    const std::string& path = it->final_path;
+    const std::string path = final_path(*it);
     if (preserve_ && fs_.IsRoot()) fs_.Chown(path, it->entry.uid, it->entry.gid);
     fs_.Chmod(path, ModeFor(it->entry));
     if (preserve_) fs_.Utimens(path, EntryTimes(it->entry).times);
@@ -493,10 +492,10 @@ void SinkFiles::RemovePartials(const std::function<bool(std::uint32_t)>& keep) {
       f.fd.Reset();
       continue;
     }
-    if (f.fd.valid() || fs_.Access(f.partial_path) == 0) {
+    if (f.fd.valid() || fs_.Access(partial_path(f)) == 0) {
       f.direct_fd.Reset();
       f.fd.Reset();
-      fs_.Unlink(f.partial_path);
+      fs_.Unlink(partial_path(f));
     }
   }
 }
@@ -568,6 +567,18 @@ std::size_t SinkFiles::data_file_count() const {
     if (f.entry.kind == FileKind::kRegular || f.entry.kind == FileKind::kStream) ++n;
   }
   return n;
+}
+
+}  // namespace braid
+
+namespace braid {
+
+std::string SinkFiles::final_path(const SinkFile& f) const { return FinalPath(plan_, f.entry); }
+
+std::string SinkFiles::partial_path(const SinkFile& f) const { return PartialPath(final_path(f)); }
+
+std::string SinkFiles::WorkingPath(const SinkFile& f) const {
+  return f.anonymous ? final_path(f) : partial_path(f);
 }
 
 }  // namespace braid

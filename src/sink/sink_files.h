@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -29,28 +30,29 @@
 
 namespace braid {
 
-/// One file of the transfer. `entry` and the paths are set in SinkFiles'
-/// constructor and never change. The rest is SinkFiles::mutex_'s: the
+/// One file of the transfer. `entry` is set in SinkFiles' constructor and
+/// never changes; its paths are computed from it when needed
+/// (SinkFiles::final_path), not kept: a million-entry tree would hold two
+/// strings a file. The rest is SinkFiles::mutex_'s: the
 /// descriptors, `ranges`, the end, `complete`, `committed`, `resumed` and
 /// `anonymous` change only under it (the data written through `fd` is ordered
 /// by `write_mutex` instead). `in_new_directory` and `in_place` are set before
 /// the receiving threads start. Callers of SinkFiles::file() read fields
 /// without the lock only where no receiver can still change them.
 struct SinkFile {
-  FileEntry entry;
-  std::string final_path;
-  std::string partial_path;
+  explicit SinkFile(const FileEntry& e) : entry(e) {}
+  /// The entry in SinkFiles::entries_, which outlives this; the list is kept
+  /// once, not copied into each file.
+  const FileEntry& entry;
   UniqueFd fd;
   /// The same partial file opened O_DIRECT, for durable copies of large files
   /// (OpenLocked says when); invalid where the file system refuses it.
   UniqueFd direct_fd;
   RangeSet ranges;
   std::optional<std::uint64_t> end_size;
-  std::optional<DigestValue> source_digest;  ///< from the file end, with -E
-  /// Writers of one file take turns here: the kernel serialises writes to an
-  /// inode anyway, and threads queued on its lock spin (rwsem_spin_on_owner),
-  /// which cost up to 4x the CPU of a copy; a user-space mutex sleeps instead.
-  std::unique_ptr<Mutex> write_mutex = std::make_unique<Mutex>();
+  /// From the file end, with -E; on the heap, as most files never have one
+  /// (or have it only from their end until they are committed).
+  std::unique_ptr<const DigestValue> source_digest;
   bool complete = false;   ///< every byte and the end are in
   bool committed = false;  ///< renamed into place
   bool resumed = false;    ///< the partial file holds kept data: open it without truncating
@@ -136,6 +138,12 @@ class SinkFiles {
   void OnComplete(std::function<void(std::uint32_t)> ready) { on_complete_ = std::move(ready); }
 
   const std::vector<SinkFile>& files() const { return files_; }
+  const std::vector<FileEntry>& entries() const { return entries_; }
+  /// Where the file goes, and the partial file its data is written to first.
+  std::string final_path(const SinkFile& f) const;
+  std::string final_path(std::uint32_t id) const { return final_path(files_[id]); }
+  std::string partial_path(const SinkFile& f) const;
+  std::string partial_path(std::uint32_t id) const { return partial_path(files_[id]); }
   SinkFile& file(std::uint32_t id) { return files_[id]; }
   std::uint64_t bytes_received() const;
   /// Files that carry data (regular or stream), the ones that get committed.
@@ -148,6 +156,8 @@ class SinkFiles {
 
  private:
   [[noreturn]] void Fail(const std::string& path, int err) const;
+  /// The name a file's data is written under, for errors: an anonymous file has only its final one.
+  std::string WorkingPath(const SinkFile& f) const;
   /// Something is at `path` already, and -f was not given.
   [[noreturn]] void FailExists(const std::string& path) const;
   /// The mode a copy gets: the source's with -p, else the source's less the umask.
@@ -177,11 +187,23 @@ class SinkFiles {
   /// fsync of each directory named, once each; throws naming the one that fails.
   void SyncEach(const std::set<std::string>& directories) const;
 
+  /// Writers of one file take turns on its stripe, `write_mutexes_[id % kWriteStripes]`:
+  /// the kernel serialises writes to an inode anyway, and threads queued on its
+  /// lock spin (rwsem_spin_on_owner), which cost up to 4x the CPU of a copy; a
+  /// user-space mutex sleeps instead. Striped, not one a file: a heap mutex per
+  /// entry cost 48 bytes a file of a million-entry tree, and two files in
+  /// flight rarely share a stripe.
+  static constexpr std::size_t kWriteStripes = 256;
+  std::array<Mutex, kWriteStripes> write_mutexes_;
+  Mutex& WriteMutex(std::uint32_t id) { return write_mutexes_[id % kWriteStripes]; }
+
   /// Stateless as far as SinkFiles is concerned: any thread may call it.
   SinkFileSystem& fs_;
   /// Sized in the constructor and never resized, so any thread may index it;
   /// what guards each element's fields is said at SinkFile.
   std::vector<SinkFile> files_;
+  /// The file list as it was received, never resized: each SinkFile::entry refers here.
+  const std::vector<FileEntry> entries_;
   const TargetPlan plan_;  ///< set in the constructor
   const std::string host_;
   const bool preserve_;

@@ -13,17 +13,17 @@
 namespace braid {
 namespace {
 
-TargetState Inspect(const SinkFile& f) {
+TargetState Inspect(const SinkFiles& files, const SinkFile& f) {
   TargetState t;
   if (f.in_new_directory) return t;
   struct stat st {};
-  if (::lstat(f.final_path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+  if (::lstat(files.final_path(f).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
     t.final_is_file = true;
     t.final_size = static_cast<std::uint64_t>(st.st_size);
     t.final_mtime_sec = st.st_mtim.tv_sec;
     t.final_mtime_nsec = static_cast<std::uint32_t>(st.st_mtim.tv_nsec);
   }
-  t.partial_exists = ::lstat(f.partial_path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  t.partial_exists = ::lstat(files.partial_path(f).c_str(), &st) == 0 && S_ISREG(st.st_mode);
   return t;
 }
 
@@ -51,6 +51,27 @@ RangeSet VerifyKept(int fd, const DecodedJournal& journal, bool verify,
   return kept;
 }
 
+/// Gives file `f` its journal path and loads what an earlier run journaled,
+/// warning about a journal it cannot use.
+std::optional<DecodedJournal> LoadJournal(JournalFiles& journals, const SinkFile& f,
+                                          const std::string& final_path, std::uint32_t block_size,
+                                          const std::string& host,
+                                          const std::function<void(const std::string&)>& warn) {
+  // One record per block, and a few more for blocks sent again.
+  std::uint64_t records = f.entry.size / block_size + 16;
+  journals.SetPath(
+      f.entry.id, JournalPath(final_path),
+      std::min<std::uint64_t>(kJournalHeaderSize + records * kJournalRecordSize, 64u << 20),
+      /*may_exist=*/!f.in_new_directory);
+  std::string why;
+  std::optional<DecodedJournal> journal;
+  if (!f.in_new_directory) journal = journals.Load(f.entry.id, &why);
+  if (!why.empty()) {
+    warn(Where(host, JournalPath(final_path)) + ": ignoring the resume journal (" + why + ")");
+  }
+  return journal;
+}
+
 }  // namespace
 
 ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpointer& checkpointer,
@@ -68,30 +89,24 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
   for (const SinkFile& f : files.files()) {
     if (f.entry.kind != FileKind::kRegular) continue;
     std::uint32_t id = f.entry.id;
-    // One record per block, and a few more for blocks sent again.
-    std::uint64_t records = f.entry.size / open.params.block_size + 16;
-    journals.SetPath(
-        id, JournalPath(f.final_path),
-        std::min<std::uint64_t>(kJournalHeaderSize + records * kJournalRecordSize, 64u << 20),
-        /*may_exist=*/!f.in_new_directory);
-    std::string why;
-    std::optional<DecodedJournal> journal;
-    if (!f.in_new_directory) journal = journals.Load(id, &why);
-    if (!why.empty()) {
-      warn(Where(host, JournalPath(f.final_path)) + ": ignoring the resume journal (" + why + ")");
-    }
+    const std::string final_path = files.final_path(f);
+    // A small file in a new directory can have no journal and never gets one:
+    // it needs no journal path (a tree of a million small files kept one each).
+    if (f.in_new_directory && f.entry.size < kResumeMinSize) continue;
+    std::optional<DecodedJournal> journal =
+        LoadJournal(journals, f, final_path, open.params.block_size, host, warn);
     ResumeDecision d =
-        DecideResume(f.entry, Inspect(f), journal, open.resume, open.preserve, open.force);
-    if (!d.note.empty()) warn(Where(host, f.final_path) + ": " + d.note + "; starting it over");
+        DecideResume(f.entry, Inspect(files, f), journal, open.resume, open.preserve, open.force);
+    if (!d.note.empty()) warn(Where(host, final_path) + ": " + d.note + "; starting it over");
     if (d.discard) {
-      ::unlink(f.partial_path.c_str());
+      ::unlink(files.partial_path(f).c_str());
       journals.Remove(id);
     }
     JournalHeader header{IdentityOf(f.entry), open.params.block_size};
     switch (d.action) {
       case ResumeAction::kSkip:
         files.MarkInPlace(id);
-        summary.entries.push_back({id, true, {}});
+        AppendComplete(summary.entries, id);
         ++summary.skipped_files;
         break;
       case ResumeAction::kResume: {

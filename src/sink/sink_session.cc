@@ -61,7 +61,7 @@ struct SinkSession::Impl {
   /// Set by the constructor and Advertise, before Run starts any thread; read-only after.
   SinkOpen open;
   std::string host;
-  std::vector<FileEntry> entries;
+  std::vector<FileEntry> entries;      ///< until PrepareTarget moves it into `files`
   std::vector<std::string> advertise;  ///< addresses to tell the source (empty: the bound one)
 
   /// Made by Run's set-up steps before any thread starts and never replaced, so read
@@ -176,7 +176,8 @@ PreparedTarget SinkSession::Impl::PrepareTarget() {
   // Before anything is created: a list that would lead the sink through a link is refused.
   CheckListShape(entries);
   TargetPlan plan = PlanTarget(open.target, info, open.top_count, entries, host);
-  files = std::make_unique<SinkFiles>(entries, plan, host, open.preserve);
+  // Moved: SinkFiles keeps the one copy of the list from here on (files->entries()).
+  files = std::make_unique<SinkFiles>(std::move(entries), plan, host, open.preserve);
   files->SetFsync(open.fsync);
   checkpoints = std::make_unique<SinkCheckpoints>(*files, host, open.fsync, open.keep_partial);
   files->FindNewDirectories();
@@ -220,11 +221,12 @@ std::size_t SinkSession::Impl::ChooseWritePath(bool null_device) {
     writer->Discard();
   } else if (stream_target) {
     std::uint32_t id = 0;
+    const std::vector<FileEntry>& entries = files->entries();
     while (entries[id].kind != FileKind::kRegular && entries[id].kind != FileKind::kStream) ++id;
     writer->OrderedStream(OpenStreamTarget(), host, open.target, id, window, p.hash);
     return p.streams + kReorderBlocks + 1;
   } else if (p.ordered) {
-    writer->OrderedFiles(entries, window);
+    writer->OrderedFiles(files->entries(), window);
     return p.streams + kReorderBlocks + 1;
   }
   return 2 * std::size_t{p.streams} + 2;
@@ -443,7 +445,7 @@ std::optional<BraidError> SinkSession::Impl::MaybeDecide() {
       report.missing.push_back({id, offset, length});
     }
     if (!unrepairable.empty()) {
-      report.unrepairable = Where(files->file(unrepairable.front()).final_path);
+      report.unrepairable = Where(files->final_path(unrepairable.front()));
     }
   }
   report.bytes_received = files->bytes_received();

@@ -63,7 +63,7 @@ void StreamReceiver::ReceiveData(const FrameHeader& h, TransferState& state) {
   // Sealed, nothing of it is used (or written) unless its tag proves it genuine.
   if (!frames_.ReadPayload({wire, h.length})) {
     throw BraidError(ErrorCode::kIntegrity, "block checksum mismatch from " + socket_.peer() +
-                                                " for " + Where(files_.file(h.file_id).final_path) +
+                                                " for " + Where(files_.final_path(h.file_id)) +
                                                 " at offset " + std::to_string(h.offset));
   }
   if (compressed) InflateBlock({wire, h.length}, {buffer->data(), h.raw_length});

@@ -7,8 +7,12 @@ namespace braid {
 
 BlockScheduler::BlockScheduler(const std::vector<FileEntry>& files, std::uint32_t block_size,
                                const std::vector<ResumeEntry>& resume, bool hash_kept)
-    : files_(files), block_size_(block_size), hash_kept_(hash_kept) {
-  for (const ResumeEntry& r : resume) resume_[r.id] = &r;
+    : files_(files), block_size_(block_size), resume_(resume), hash_kept_(hash_kept) {}
+
+const ResumeEntry* BlockScheduler::ResumeOf(std::uint32_t id) {
+  while (resume_cursor_ < resume_.size() && resume_[resume_cursor_].end() <= id) ++resume_cursor_;
+  if (resume_cursor_ == resume_.size() || resume_[resume_cursor_].id > id) return nullptr;
+  return &resume_[resume_cursor_];
 }
 
 bool BlockScheduler::Kept(const ResumeEntry& r, std::uint64_t begin, std::uint64_t end) {
@@ -21,10 +25,8 @@ bool BlockScheduler::Kept(const ResumeEntry& r, std::uint64_t begin, std::uint64
 std::optional<BlockStep> BlockScheduler::Next() {
   while (file_ < files_.size()) {
     const FileEntry& f = files_[file_];
-    auto resumed = resume_.find(f.id);
     // Only a regular file can resume: a stream is read in order, once.
-    const ResumeEntry* r =
-        resumed == resume_.end() || f.kind != FileKind::kRegular ? nullptr : resumed->second;
+    const ResumeEntry* r = f.kind != FileKind::kRegular ? nullptr : ResumeOf(f.id);
     if (f.kind == FileKind::kDirectory || f.kind == FileKind::kSymlink || (r && r->complete)) {
       ++file_;
       continue;

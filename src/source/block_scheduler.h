@@ -6,7 +6,6 @@
 /// unknown length runs dry.
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <vector>
 
@@ -38,9 +37,15 @@ class BlockScheduler {
  private:
   const std::vector<FileEntry>& files_;
   bool Kept(const ResumeEntry& r, std::uint64_t begin, std::uint64_t end);
+  /// What the sink has of `id` (ids come in increasing order), or nullptr.
+  const ResumeEntry* ResumeOf(std::uint32_t id);
 
   std::uint32_t block_size_;
-  std::map<std::uint32_t, const ResumeEntry*> resume_;
+  /// Sorted by id, runs of complete files as one entry (the codec's order); walked with
+  /// `resume_cursor_` as the files are, so a run of 2^24 files costs nothing per file.
+  /// A copy: the codec bounds it (kMaxKeptRanges), and a default argument cannot dangle.
+  const std::vector<ResumeEntry> resume_;
+  std::size_t resume_cursor_ = 0;
   bool hash_kept_;
   std::size_t kept_cursor_ = 0;  ///< first kept range of this file that may still matter
   std::size_t file_ = 0;

@@ -39,6 +39,8 @@ constexpr auto kAcceptDeadline = std::chrono::seconds(60);
 constexpr auto kAcceptIdle = std::chrono::seconds(3);
 /// Files from this size on are read with doubled readahead.
 constexpr std::uint64_t kSequentialMinSize = 1u << 20;
+/// File ends the reader (or the hasher) queues ahead of the senders at most.
+constexpr std::size_t kMaxQueuedEnds = 4096;
 
 /// One frame waiting to be sent: a block (payload in `buffer`), a file end,
 /// or the end of a pass (`pass_end`: the sender ends its pass and waits for the
@@ -63,8 +65,7 @@ struct HashItem {
 
 struct SourceSession::Impl {
   /// Set by the constructor, ListenInstead and Run before any thread starts; read-only after.
-  std::vector<SourceFile> files;
-  std::vector<FileEntry> entries;
+  SourceList list;  ///< the one copy of the file list
   SourceStart start;
   std::string host;
   std::function<void(const std::string&)> warn;
@@ -198,10 +199,9 @@ struct SourceSession::Impl {
   }
 };
 
-SourceSession::SourceSession(std::vector<SourceFile> files, SourceStart start, std::string host)
+SourceSession::SourceSession(SourceList files, SourceStart start, std::string host)
     : impl_(std::make_unique<Impl>()) {
-  impl_->files = std::move(files);
-  for (const auto& f : impl_->files) impl_->entries.push_back(f.entry);
+  impl_->list = std::move(files);
   impl_->start = std::move(start);
   impl_->host = std::move(host);
   // Made here, before any thread runs, and never replaced: the reporter's
@@ -254,7 +254,7 @@ void SourceSession::Impl::ReadAll(TransferState& state) {
 }
 
 void SourceSession::Impl::ReadFirstPass(BufferPool& pool, TransferState& state) {
-  BlockScheduler scheduler(entries, start.params.block_size, start.resume, hashing());
+  BlockScheduler scheduler(list.entries, start.params.block_size, start.resume, hashing());
   UniqueFd fd;
   std::uint32_t open_id = UINT32_MAX;
   while (!state.failed()) {
@@ -262,13 +262,13 @@ void SourceSession::Impl::ReadFirstPass(BufferPool& pool, TransferState& state) 
     if (!step) break;
     if (step->kind == BlockStep::Kind::kFileEnd) {
       // Its end goes out only once what was read is known to be one version of it.
-      if (open_id == step->file_id) CheckReadWhole(fd.get(), files[step->file_id]);
+      if (open_id == step->file_id) CheckReadWhole(fd.get(), list.File(step->file_id));
       fd.Reset();
       open_id = UINT32_MAX;
       QueueFileEnd(*step);
       continue;
     }
-    const SourceFile& f = files[step->file_id];
+    const SourceFile f = list.File(step->file_id);
     if (open_id != step->file_id) {
       fd = OpenToRead(f);
       open_id = step->file_id;
@@ -333,13 +333,15 @@ bool SourceSession::Impl::ReadStep(BufferPool& pool, int fd, const SourceFile& f
 
 /// With -E the hasher queues the file end, with the digest, once it has hashed the file.
 void SourceSession::Impl::QueueFileEnd(const BlockStep& step) {
+  // Bounded: a file end needs no buffer from the pool, so nothing else stops
+  // the reader from queueing a tree of a million empty files at once.
   if (hashing()) {
-    hash_queue.Push(HashItem{step.file_id, nullptr, 0, step.offset});
+    hash_queue.PushBounded(HashItem{step.file_id, nullptr, 0, step.offset}, kMaxQueuedEnds);
     return;
   }
   OutFrame end;
   end.header = {.type = FrameType::kFileEnd, .file_id = step.file_id, .offset = step.offset};
-  send_queue.Push(std::move(end));
+  send_queue.PushBounded(std::move(end), kMaxQueuedEnds);
 }
 
 void SourceSession::Impl::QueueData(const BlockStep& step, BufferRef buffer, std::uint32_t got) {
@@ -356,9 +358,9 @@ void SourceSession::Impl::QueueData(const BlockStep& step, BufferRef buffer, std
 void SourceSession::Impl::Repair(BufferPool& pool, const std::vector<ResendRange>& ranges,
                                  TransferState& state) {
   for (const ResendRange& r : ranges) {
-    if (r.file_id >= files.size() || files[r.file_id].entry.kind != FileKind::kRegular ||
-        r.offset > files[r.file_id].entry.size ||
-        r.length > files[r.file_id].entry.size - r.offset) {
+    if (r.file_id >= list.entries.size() || list.entries[r.file_id].kind != FileKind::kRegular ||
+        r.offset > list.entries[r.file_id].size ||
+        r.length > list.entries[r.file_id].size - r.offset) {
       throw BraidError(ErrorCode::kProtocol,
                        "protocol error: the sink asked again for data outside the file list");
     }
@@ -366,7 +368,7 @@ void SourceSession::Impl::Repair(BufferPool& pool, const std::vector<ResendRange
       QueueRepeatedEnd(r);
       continue;
     }
-    const SourceFile& f = files[r.file_id];
+    const SourceFile f = list.File(r.file_id);
     UniqueFd fd = OpenToRead(f);
     std::uint64_t block = start.params.block_size;
     for (std::uint64_t at = r.offset; at < r.offset + r.length; at += block) {
@@ -382,7 +384,7 @@ void SourceSession::Impl::Repair(BufferPool& pool, const std::vector<ResendRange
 void SourceSession::Impl::QueueRepeatedEnd(const ResendRange& r) {
   OutFrame end;
   end.header = {
-      .type = FrameType::kFileEnd, .file_id = r.file_id, .offset = files[r.file_id].entry.size};
+      .type = FrameType::kFileEnd, .file_id = r.file_id, .offset = list.entries[r.file_id].size};
   end.repeat = true;
   if (hashing()) {
     if (!file_digest[r.file_id]) {
@@ -425,7 +427,7 @@ void SourceSession::Impl::HashAll(TransferState& state) {
                   .length = end.digest.size,
                   .offset = item->end_size};
     file_digest[item->file_id] = end.digest;
-    send_queue.Push(std::move(end));
+    send_queue.PushBounded(std::move(end), kMaxQueuedEnds);
   }
   if (!state.failed()) EndPass();
 }
@@ -536,7 +538,8 @@ void SourceSession::Impl::SendFrame(FrameStream& frames, OutFrame& frame,
 void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   Impl& s = *impl_;
   s.warn = warn;
-  s.file_digest.resize(s.files.size());
+  // Only with -E: 72 bytes a file otherwise spent on nothing.
+  if (s.hashing()) s.file_digest.resize(s.list.entries.size());
   const TransferParams& p = s.start.params;
   // Without this, a congestion control this kernel lacks would surface as a failed connect.
   CheckCongestionControl(p.congestion_control, s.host);

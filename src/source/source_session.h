@@ -17,7 +17,7 @@ namespace braid {
 
 class SourceSession {
  public:
-  SourceSession(std::vector<SourceFile> files, SourceStart start, std::string host);
+  SourceSession(SourceList files, SourceStart start, std::string host);
   ~SourceSession();
   SourceSession(const SourceSession&) = delete;
   SourceSession& operator=(const SourceSession&) = delete;

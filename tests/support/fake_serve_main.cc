@@ -5,6 +5,8 @@
 /// connects to the real sink with the real handshake and sends the
 /// scenario's frames. Scenarios are listed in ListFor() and PlayData(), and
 /// the escape-* ones, which say things meant for the user's terminal, in Run().
+/// Two are about memory: many-entries (a source) and sink-complete-run (a
+/// sink, started as the remote destination).
 
 #include <signal.h>
 
@@ -148,6 +150,26 @@ bool PlayData(const std::string& scenario, int fd, const std::vector<FileEntry>&
   return false;
 }
 
+/// many-entries: a directory and 2^20 empty files in it, 1,048,577 entries,
+/// sent in chunks as a real source does; then, told to start, it stops with
+/// an error: what is measured is what the list cost the agent and the sink.
+constexpr std::uint32_t kManyEntries = (1u << 20) + 1;
+
+void SendManyEntries(FakeControl& control, const std::string& name) {
+  std::vector<FileEntry> chunk;
+  for (std::uint32_t id = 0; id < kManyEntries; ++id) {
+    char leaf[16];
+    std::snprintf(leaf, sizeof leaf, "/%07u", id);
+    chunk.push_back(id == 0 ? Entry(0, FileKind::kDirectory, name)
+                            : Entry(id, FileKind::kRegular, name + leaf, 0));
+    if (chunk.size() == kMaxEntriesPerList || id + 1 == kManyEntries) {
+      std::vector<std::uint8_t> body = EncodeRawFileList(chunk, id + 1 == kManyEntries);
+      control.SendRaw(static_cast<std::uint32_t>(body.size()), body);
+      chunk.clear();
+    }
+  }
+}
+
 /// Until the agent says Bye or Abort, or goes away.
 void AwaitEnd(FakeControl& control) {
   for (int i = 0; i < 10000; ++i) {
@@ -161,11 +183,30 @@ void AwaitEnd(FakeControl& control) {
 constexpr char kForgery[] =
     "\x1b]0;pwned\x07\x1b[2Jfine\nbraid: copied 1.00 TiB in 1 files\xc2\x9b";
 
+/// sink-complete-run: a sink that answers SinkOpen, for any list, with a
+/// resume list of one run of 2^24 complete files (9 bytes of items).
+int RunSink(FakeControl& control) {
+  for (;;) {
+    std::optional<FileList> list = control.Await<FileList>();
+    if (!list) return 1;
+    if (list->last) break;
+  }
+  if (!control.Await<SinkOpen>()) return 1;
+  SinkReady ready;
+  ready.addresses = {"127.0.0.1"};
+  ready.port = 9;  // never reached: the agent must refuse the list first
+  ready.resume = {ResumeEntry{0, true, {}, 1u << 24}};
+  control.Send(ready);
+  AwaitEnd(control);
+  return 0;
+}
+
 int Run(const std::string& scenario, const std::string& arg) {
   FakeControl control(0, 1, 60);
   if (scenario == "escape-stderr") std::fprintf(stderr, "%s\n", kForgery);
   if (!control.Await<Hello>()) return 1;
   control.Send(HelloReply{kProtocolVersion, "fake", ""});
+  if (scenario == "sink-complete-run") return RunSink(control);
   if (scenario == "oversized-control") {
     std::vector<std::uint8_t> body(64, 0);
     control.SendRaw(static_cast<std::uint32_t>(kMaxControlMessage + 1), body);
@@ -180,6 +221,13 @@ int Run(const std::string& scenario, const std::string& arg) {
     return 0;
   }
   if (scenario == "escape-warning") control.Send(Warning{kForgery});
+  if (scenario == "many-entries") {
+    SendManyEntries(control, TopName(open->paths.front()));
+    if (!control.Await<SourceStart>()) return 1;
+    control.Send(ErrorMessage{ErrorCode::kSourceUnreadable, "fake: the list was the test"});
+    AwaitEnd(control);
+    return 0;
+  }
   std::vector<FileEntry> list = ListFor(scenario, TopName(open->paths.front()), arg);
   std::vector<std::uint8_t> body = EncodeRawFileList(list, /*last=*/true);
   control.SendRaw(static_cast<std::uint32_t>(body.size()), body);

@@ -14,7 +14,7 @@
 
 namespace braid::testing {
 
-ServeChild::ServeChild(const std::string& dir) {
+ServeChild::ServeChild(const std::string& dir, const std::vector<std::string>& extra_args) {
   static int serial = 0;
   err_path_ = dir + "/serve-" + std::to_string(++serial) + ".err";
   int sv[2];
@@ -26,6 +26,10 @@ ServeChild::ServeChild(const std::string& dir) {
   UniqueFd err(::open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   UniqueFd in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!err.valid() || !in.valid()) throw std::runtime_error("cannot open " + err_path_);
+  // Built before the fork: the child only execs.
+  std::vector<const char*> argv{"braid", "--serve", "--serve-fd", "3"};
+  for (const std::string& a : extra_args) argv.push_back(a.c_str());
+  argv.push_back(nullptr);
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
@@ -39,8 +43,7 @@ ServeChild::ServeChild(const std::string& dir) {
       ::dup2(child.get(), 3);
     }
     ::signal(SIGPIPE, SIG_DFL);
-    const char* argv[] = {"braid", "--serve", "--serve-fd", "3", nullptr};
-    ::execv(BRAID_BINARY, const_cast<char* const*>(argv));
+    ::execv(BRAID_BINARY, const_cast<char* const*>(argv.data()));
     ::_exit(127);
   }
   control_ = std::make_unique<FakeControl>(fd_.get(), fd_.get(), 20);
@@ -81,13 +84,25 @@ std::string ServeChild::err() const {
   return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
-long ResidentKib(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+namespace {
+
+/// -1 also when the process went away while it was read (libstdc++ throws then).
+long StatusKib(pid_t pid, const std::string& field) {
+  try {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind(field, 0) == 0) return std::stol(line.substr(field.size()));
+    }
+  } catch (const std::exception&) {
   }
   return -1;
 }
+
+}  // namespace
+
+long ResidentKib(pid_t pid) { return StatusKib(pid, "VmRSS:"); }
+
+long PeakResidentKib(pid_t pid) { return StatusKib(pid, "VmHWM:"); }
 
 }  // namespace braid::testing

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "support/fake_peer.h"
 
@@ -20,7 +21,8 @@ inline constexpr int kServeEndedWithoutBye = 1;
 class ServeChild {
  public:
   /// Starts the freshly built braid; its stderr goes to a file under `dir`.
-  explicit ServeChild(const std::string& dir);
+  /// `extra_args` follow `--serve --serve-fd 3` (e.g. --max-entries N).
+  explicit ServeChild(const std::string& dir, const std::vector<std::string>& extra_args = {});
   /// Kills it (SIGKILL, by pid) if it is still running.
   ~ServeChild();
   ServeChild(const ServeChild&) = delete;
@@ -48,5 +50,7 @@ class ServeChild {
 
 /// Resident memory of a process in KiB (VmRSS), or -1 if it is gone.
 long ResidentKib(pid_t pid);
+/// The most resident memory it has had in KiB (VmHWM), or -1 if it is gone.
+long PeakResidentKib(pid_t pid);
 
 }  // namespace braid::testing

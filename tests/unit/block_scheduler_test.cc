@@ -293,6 +293,18 @@ TEST(BlockSchedulerTest, NoResumeEntriesChangeNothing) {
   EXPECT_EQ(ResumeSteps(files, none, true), AllSteps(files));
 }
 
+TEST(BlockSchedulerTest, RunOfCompleteFilesIsSkippedAndMayReachPastTheList) {
+  // Files 1..3 complete as one run, file 5 kept in part, then a run of ids the
+  // list does not have (a hostile agent's): only files 0, 4 and 5's rest are sent.
+  std::vector<FileEntry> files = {File(0, 5), File(1, 5), File(2, 5),
+                                  File(3, 5), File(4, 5), File(5, 2 * kBlock)};
+  std::vector<ResumeEntry> resume = {ResumeEntry{1, true, {}, 3}, Kept(5, {{0, kBlock}}),
+                                     ResumeEntry{6, true, {}, 1u << 24}};
+  EXPECT_EQ(ResumeSteps(files, resume, false),
+            (std::vector<Step>{B(0, 0, 5), End(0, 5), B(4, 0, 5), End(4, 5), B(5, kBlock, kBlock),
+                               End(5, 2 * kBlock)}));
+}
+
 TEST(BlockSchedulerTest, KeptBlocksAreSkipped) {
   std::vector<FileEntry> files = {File(0, 4 * kBlock)};
   std::vector<ResumeEntry> resume = {Kept(0, {{0, 2 * kBlock}})};

@@ -431,6 +431,25 @@ TEST(CommandLineTest, Retry) {
   }
 }
 
+TEST(CommandLineTest, ListCaps) {
+  EXPECT_EQ(Parse({"a", "b"}).options.list_limits, ListLimits{});
+  ListLimits set =
+      Parse({"--max-entries", "20000000", "--max-list-bytes", "8G", "a", "b"}).options.list_limits;
+  EXPECT_EQ(set.max_entries, 20'000'000u);
+  EXPECT_EQ(set.max_list_bytes, 8ull << 30);
+  for (const char* bad : {"0", "-1", "x", "1e3", "99999999999"}) {
+    EXPECT_TRUE(Contains(UsageError({"--max-entries", bad, "a", "b"}), "--max-entries")) << bad;
+  }
+  for (const char* bad : {"0", "x", "-1"}) {
+    EXPECT_TRUE(Contains(UsageError({"--max-list-bytes", bad, "a", "b"}), "--max-list-bytes"))
+        << bad;
+  }
+  // The server takes them too: the agent passes a raised cap on to its ends.
+  CommandLine serve = ParseArgs({"--serve", "--max-entries", "5"});
+  EXPECT_EQ(serve.mode, CommandLine::Mode::kServe);
+  EXPECT_EQ(serve.options.list_limits.max_entries, 5u);
+}
+
 TEST(CommandLineTest, ConnectTimeout) {
   EXPECT_DOUBLE_EQ(Parse({"a", "host:b"}).options.connect_timeout, kDefaultConnectTimeout);
   EXPECT_DOUBLE_EQ(Parse({"--connect-timeout", "2.5", "a", "host:b"}).options.connect_timeout, 2.5);

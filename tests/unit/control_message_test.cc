@@ -1071,6 +1071,7 @@ void ExpectResumeEq(const std::vector<ResumeEntry>& a, const std::vector<ResumeE
     EXPECT_EQ(a[i].id, b[i].id);
     EXPECT_EQ(a[i].complete, b[i].complete);
     EXPECT_EQ(a[i].kept, b[i].kept);
+    EXPECT_EQ(a[i].end(), b[i].end());
   }
 }
 
@@ -1199,13 +1200,46 @@ TEST(ControlMessageTest, RunsOfCompleteFilesRoundTripAndStaySmall) {
   m.resume.push_back({30001, true, {}});
   Bytes b = EncodeMessage(m);
   EXPECT_LT(b.size(), EncodeMessage(SampleSinkReady()).size() + 200);  // one run, not 20000 entries
+  // Decoded, the run stays one entry (a run of 2^24 files must not become 2^24 entries).
   SinkReady out = std::get<SinkReady>(DecodeMessage(b));
-  ASSERT_EQ(out.resume.size(), m.resume.size());
-  for (std::size_t i = 0; i < m.resume.size(); ++i) {
-    EXPECT_EQ(out.resume[i].id, m.resume[i].id);
-    EXPECT_EQ(out.resume[i].complete, m.resume[i].complete);
-    EXPECT_EQ(out.resume[i].kept, m.resume[i].kept);
-  }
+  ASSERT_EQ(out.resume.size(), 3u);
+  EXPECT_EQ(ResumeFileCount(out.resume), m.resume.size());
+  EXPECT_EQ(out.resume[0].id, 10u);
+  EXPECT_TRUE(out.resume[0].complete);
+  EXPECT_EQ(out.resume[0].count, 20000u);
+  EXPECT_EQ(out.resume[0].end(), 20010u);
+  EXPECT_EQ(out.resume[1].id, 30000u);
+  EXPECT_FALSE(out.resume[1].complete);
+  EXPECT_EQ(out.resume[1].kept, m.resume[20000].kept);
+  EXPECT_EQ(out.resume[2].id, 30001u);
+  EXPECT_EQ(out.resume[2].count, 1u);
+  // Encoded again (the agent relays it), it is the same bytes.
+  EXPECT_EQ(EncodeMessage(out), b);
+}
+
+TEST(ControlMessageTest, RunOfTwoToThe24CompleteFilesStaysOneEntry) {
+  SinkReady m = SampleSinkReady();
+  m.resume = {ResumeEntry{0, true, {}, 1u << 24}};
+  SinkReady out = std::get<SinkReady>(DecodeMessage(EncodeMessage(m)));
+  ASSERT_EQ(out.resume.size(), 1u);
+  EXPECT_EQ(out.resume[0].count, 1u << 24);
+  // One more file than the protocol allows in a resume list: refused.
+  m.resume = {ResumeEntry{0, true, {}, (1u << 24) + 1}};
+  EXPECT_EQ(DecodeError(EncodeMessage(m)), ErrorCode::kProtocol);
+  // A partial file inside a run: out of order.
+  m.resume = {ResumeEntry{0, true, {}, 10}, ResumeEntry{5, false, {{0, 1}}}};
+  EXPECT_EQ(DecodeError(EncodeMessage(m)), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, AppendCompleteExtendsTheLastRun) {
+  std::vector<ResumeEntry> r;
+  AppendComplete(r, 3);
+  AppendComplete(r, 4);
+  AppendComplete(r, 6);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].count, 2u);
+  EXPECT_EQ(r[1].id, 6u);
+  EXPECT_EQ(ResumeFileCount(r), 3u);
 }
 
 TEST(ControlMessageTest, ResumeIdsMustStrictlyIncrease) {
