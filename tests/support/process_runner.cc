@@ -225,35 +225,35 @@ ProcessResult RunInTerminal(const std::vector<std::string>& argv,
   return result;
 }
 
-ProcessResult RunBraid(std::vector<std::string> args,
-                       const std::map<std::string, std::string>& env_overrides,
-                       const std::string& stdin_data, int timeout_seconds) {
+namespace {
+
+/// braid's argv and environment for a test: the freshly built binary, the
+/// sshd fixture's HOME and no ssh agent unless the test says otherwise.
+std::map<std::string, std::string> PrepareBraid(std::vector<std::string>& args,
+                                                std::map<std::string, std::string> env) {
 #ifdef BRAID_BINARY
   args.insert(args.begin(), BRAID_BINARY);
 #else
   args.insert(args.begin(), "braid");
 #endif
-  std::map<std::string, std::string> env = env_overrides;
-  if (env.count("HOME") == 0) {
-    env["HOME"] = SshdFixture::Get().home();
-  }
-  if (env.count("SSH_AUTH_SOCK") == 0) {
-    env["SSH_AUTH_SOCK"] = "";
-  }
+  if (env.count("HOME") == 0) env["HOME"] = SshdFixture::Get().home();
+  if (env.count("SSH_AUTH_SOCK") == 0) env["SSH_AUTH_SOCK"] = "";
+  return env;
+}
+
+}  // namespace
+
+ProcessResult RunBraid(std::vector<std::string> args,
+                       const std::map<std::string, std::string>& env_overrides,
+                       const std::string& stdin_data, int timeout_seconds) {
+  const std::map<std::string, std::string> env = PrepareBraid(args, env_overrides);
   return RunProcess(args, env, stdin_data, timeout_seconds);
 }
 
 ProcessResult RunBraidInTerminal(std::vector<std::string> args,
                                  const std::map<std::string, std::string>& env_overrides,
                                  int timeout_seconds) {
-#ifdef BRAID_BINARY
-  args.insert(args.begin(), BRAID_BINARY);
-#else
-  args.insert(args.begin(), "braid");
-#endif
-  std::map<std::string, std::string> env = env_overrides;
-  if (env.count("HOME") == 0) env["HOME"] = SshdFixture::Get().home();
-  if (env.count("SSH_AUTH_SOCK") == 0) env["SSH_AUTH_SOCK"] = "";
+  const std::map<std::string, std::string> env = PrepareBraid(args, env_overrides);
   return RunInTerminal(args, env, timeout_seconds);
 }
 
