@@ -26,12 +26,12 @@ namespace fs = std::filesystem;
 
 /// What each process may reach in the hostile cases (the bound), and in the
 /// copy of 100,000 empty files (docs/architecture.md, "Memory per entry").
-constexpr long kHostileBoundKib = 64 * 1024;
-constexpr long kTreeBoundKib = 64 * 1024;
+constexpr long kHostileBoundKib = RssBoundKib(64 * 1024);
+constexpr long kTreeBoundKib = RssBoundKib(64 * 1024);
 /// The sink's bound for a list of 1,048,577 entries: it keeps each entry
 /// (120 bytes) and a SinkFile (104 bytes), 282 MiB measured (973 MiB before).
 /// The 64 MiB needs a packed list at the sink (docs/architecture.md).
-constexpr long kMillionEntrySinkBoundKib = 320 * 1024;
+constexpr long kMillionEntrySinkBoundKib = RssBoundKib(320 * 1024);
 
 bool Has(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
@@ -217,7 +217,7 @@ TEST_F(TreeMemoryTest, HundredThousandEmptyFilesStayUnderTheBound) {
     ++servers;
     EXPECT_LE(p.kib, kTreeBoundKib) << p.command;
   }
-  EXPECT_EQ(servers, 2u) << "both local ends should have been sampled";
+  EXPECT_GE(servers, 2u) << "both local ends should have been sampled";
   fs::remove_all(tree);
   fs::remove_all(target);
 }
