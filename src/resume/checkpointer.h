@@ -1,8 +1,11 @@
 #pragma once
 /// Turns written blocks into journal records, in the one order that is safe:
-/// a block's data is synced to disk before any record of it is appended. The
-/// file system is behind an interface, so tests can crash it between any two
-/// steps. No IO of its own.
+/// a block's data is synced to disk before any synced record of it is
+/// appended. Optionally, each block also gets an unsynced record as soon as it
+/// is written, so a sink that is killed (its host still up) loses only what
+/// it had not written yet, not the last checkpoint interval and the sync that
+/// was in progress. The file system is behind an interface, so tests can crash
+/// it between any two steps. No IO of its own.
 
 #include <cstdint>
 #include <map>
@@ -30,7 +33,9 @@ class CheckpointIo {
 
 class Checkpointer {
  public:
-  explicit Checkpointer(CheckpointIo& io) : io_(io) {}
+  /// `record_unsynced`: append an unsynced record at each Written.
+  explicit Checkpointer(CheckpointIo& io, bool record_unsynced = false)
+      : io_(io), record_unsynced_(record_unsynced) {}
   Checkpointer(const Checkpointer&) = delete;
   Checkpointer& operator=(const Checkpointer&) = delete;
 
@@ -39,7 +44,9 @@ class Checkpointer {
   /// records are appended to it.
   void Track(std::uint32_t file, const JournalHeader& header, bool journal_exists, RangeSet kept);
   /// A block was written (not yet synced). Ignored for untracked files.
-  /// Returns the bytes now waiting for a checkpoint, over all files.
+  /// Returns the bytes now waiting for a checkpoint, over all files. An
+  /// unsynced record that cannot be appended is dropped, never thrown: it is
+  /// only a shortcut for a re-run, and the checkpoint's record still follows.
   std::uint64_t Written(std::uint32_t file, const JournalRecord& record);
   /// Stops journaling a file (it was committed, or is being discarded).
   void Forget(std::uint32_t file);
@@ -58,10 +65,17 @@ class Checkpointer {
     JournalHeader header;
     bool journal_exists = false;
     std::vector<JournalRecord> pending;
-    RangeSet journaled;  ///< what the journal vouches for; a block journaled twice counts once
+    RangeSet journaled;  ///< synced records only; a block journaled twice counts once
   };
-  /// Called by Run only, under run_mutex_ and outside mutex_ (its calls are slow).
+  /// Appends `records` to the file's journal, creating it first when it does
+  /// not exist yet. Under mutex_, so that the creation happens once.
+  void AppendLocked(std::uint32_t id, Tracked& t, std::span<const JournalRecord> records)
+      BRAID_REQUIRES(mutex_);
+
+  /// SyncData is called by Run only, under run_mutex_ and outside mutex_ (it
+  /// is slow); AppendJournal always under mutex_ (it is one small write).
   CheckpointIo& io_;
+  const bool record_unsynced_;
   /// The writers (Written), the checkpoint thread (Run) and the committing
   /// thread (Track, Forget) share these.
   mutable Mutex mutex_;

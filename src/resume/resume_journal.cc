@@ -13,6 +13,8 @@ constexpr std::uint16_t kJournalVersion = 1;
 /// Bytes of the header that its check value covers.
 constexpr std::size_t kHeaderBody = kJournalHeaderSize - 8;
 constexpr std::size_t kRecordBody = kJournalRecordSize - 8;
+/// The record's flags word: the one flag a version-1 journal knows.
+constexpr std::uint32_t kRecordUnsynced = 1;
 
 std::uint64_t HeaderCheck(std::span<const std::uint8_t> header) {
   return PayloadChecksum(header.first(kHeaderBody));
@@ -47,7 +49,7 @@ std::vector<std::uint8_t> EncodeJournalRecords(const JournalHeader& header,
     std::size_t start = w.data().size();
     w.U64(r.offset);
     w.U32(r.length);
-    w.U32(0);
+    w.U32(r.synced ? 0 : kRecordUnsynced);
     w.U64(r.checksum);
     w.U64(RecordCheck(header_check, std::span(w.data()).subspan(start)));
   }
@@ -88,7 +90,8 @@ std::optional<DecodedJournal> DecodeJournal(std::span<const std::uint8_t> bytes,
     JournalRecord rec;
     rec.offset = rr.U64();
     rec.length = rr.U32();
-    std::uint32_t reserved = rr.U32();
+    std::uint32_t flags = rr.U32();
+    rec.synced = (flags & kRecordUnsynced) == 0;
     rec.checksum = rr.U64();
     std::uint64_t check = rr.U64();
     // A record that fails any check ends the journal: it is the torn tail of
@@ -96,7 +99,8 @@ std::optional<DecodedJournal> DecodeJournal(std::span<const std::uint8_t> bytes,
     bool in_bounds = rec.length > 0 && rec.length <= kMaxJournalBlock &&
                      rec.offset <= out.header.source.size &&
                      rec.length <= out.header.source.size - rec.offset;
-    if (check != RecordCheck(header_check, unit) || reserved != 0 || !in_bounds) break;
+    if (check != RecordCheck(header_check, unit) || (flags & ~kRecordUnsynced) != 0 || !in_bounds)
+      break;
     out.records.push_back(rec);
     pos += kJournalRecordSize;
   }

@@ -23,11 +23,16 @@ struct SourceIdentity {
   bool operator==(const SourceIdentity&) const = default;
 };
 
-/// One durable block: `length` bytes at `offset` whose XXH3-64 is `checksum`.
+/// One block: `length` bytes at `offset` whose XXH3-64 is `checksum`.
+/// `synced`: appended after the block's fdatasync, so it survives a power cut.
+/// An unsynced record is appended as soon as the block is written: it survives
+/// the sink being killed (the page cache keeps the data), and a re-run trusts
+/// it only after reading the block back.
 struct JournalRecord {
   std::uint64_t offset = 0;
   std::uint32_t length = 0;
   std::uint64_t checksum = 0;
+  bool synced = true;
   bool operator==(const JournalRecord&) const = default;
 };
 

@@ -19,7 +19,8 @@ SinkCheckpoints::SinkCheckpoints(SinkFiles& files, const std::string& host, Fsyn
       keep_partial_(keep_partial),
       journals_(host),
       io_(files, journals_),
-      checkpointer_(io_) {}
+      // Under -y none nothing is journaled while the copy runs (docs/resume.md).
+      checkpointer_(io_, /*record_unsynced=*/fsync != FsyncPolicy::kNone) {}
 
 void SinkCheckpoints::Written(std::uint32_t id, const JournalRecord& record) {
   if (checkpointer_.Written(id, record) >= kCheckpointBytes) cv_.notify_one();

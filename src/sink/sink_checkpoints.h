@@ -1,8 +1,9 @@
 #pragma once
-/// The sink's crash safety while a copy runs: written blocks are synced and
-/// journaled every 250 ms, or sooner after 64 MiB (what a crash of the sink
-/// can cost a re-run; docs/resume.md has the measured price), on a thread of
-/// its own. After a failure it says what a re-run keeps.
+/// The sink's crash safety while a copy runs: each written block is journaled
+/// at once as unsynced (what a killed sink keeps), and written blocks are
+/// synced and journaled again every 250 ms, or sooner after 64 MiB (what a
+/// crash of the host can cost a re-run; docs/resume.md has the measured
+/// price), on a thread of its own. After a failure it says what a re-run keeps.
 
 #include <condition_variable>
 #include <cstdint>

@@ -32,21 +32,38 @@ std::string Where(const std::string& host, const std::string& path) {
 }
 
 /// Re-reads each journaled block and keeps those whose checksum still matches.
+/// Without `verify` only synced records are trusted: an unsynced one may
+/// describe a block that a power cut took. A block journaled twice (unsynced,
+/// then synced) is read once.
 RangeSet VerifyKept(int fd, const DecodedJournal& journal, bool verify,
                     std::vector<JournalRecord>& good, std::uint32_t& failed) {
   RangeSet kept;
+  RangeSet checked;
   std::vector<std::uint8_t> block;
   for (const JournalRecord& r : journal.records) {
+    if (checked.Contains(r.offset, r.offset + r.length)) continue;
     if (verify) {
+      checked.Add(r.offset, r.offset + r.length);
       block.resize(r.length);
       ssize_t n = ::pread(fd, block.data(), r.length, static_cast<off_t>(r.offset));
       if (n != static_cast<ssize_t>(r.length) || PayloadChecksum(block) != r.checksum) {
         ++failed;
         continue;
       }
+    } else if (!r.synced) {
+      continue;
+    } else {
+      checked.Add(r.offset, r.offset + r.length);
     }
     good.push_back(r);
     kept.Add(r.offset, r.offset + r.length);
+  }
+  // What was read back may still be only in the page cache (the sink before
+  // was killed, the host stayed up): one sync, and the fresh journal can say
+  // synced of every block it keeps.
+  bool unsynced = std::any_of(good.begin(), good.end(), [](const auto& r) { return !r.synced; });
+  if (unsynced && ::fdatasync(fd) == 0) {
+    for (JournalRecord& r : good) r.synced = true;
   }
   return kept;
 }
@@ -57,8 +74,9 @@ std::optional<DecodedJournal> LoadJournal(JournalFiles& journals, const SinkFile
                                           const std::string& final_path, std::uint32_t block_size,
                                           const std::string& host,
                                           const std::function<void(const std::string&)>& warn) {
-  // One record per block, and a few more for blocks sent again.
-  std::uint64_t records = f.entry.size / block_size + 16;
+  // Two records per block (unsynced, then synced), and a few more for blocks
+  // sent again.
+  std::uint64_t records = 2 * (f.entry.size / block_size) + 16;
   journals.SetPath(
       f.entry.id, JournalPath(final_path),
       std::min<std::uint64_t>(kJournalHeaderSize + records * kJournalRecordSize, 64u << 20),

@@ -17,6 +17,8 @@
 #include <thread>
 
 #include "braid/error.h"
+#include "resume/resume_journal.h"
+#include "session/range_set.h"
 #include "support/background_braid.h"
 #include "support/mini_json.h"
 #include "support/process_runner.h"
@@ -41,8 +43,6 @@ using testing::WritePatternFile;
 
 constexpr std::uint64_t kBlock = 1u << 20;
 constexpr std::uint64_t kGiB = 1ull << 30;
-constexpr std::uint64_t kJournalHeader = 56;
-constexpr std::uint64_t kJournalRecord = 32;
 /// Blocks a resumed run may send beyond what it lacked: those in flight when
 /// a checkpoint was cut short.
 constexpr std::uint64_t kSlackBlocks = 4;
@@ -73,11 +73,17 @@ class ResumeTest : public testing::SshdTest {
     return pids;
   }
 
-  /// Blocks the journal of `target` vouches for (the test reads its size: the
-  /// records are fixed-size, so a complete journal has header + n records).
+  /// Blocks the journal of `target` vouches for: each block once, whether
+  /// its record is unsynced, synced or both.
   static std::uint64_t JournaledBlocks(const std::string& target) {
-    std::uint64_t size = FileSize(target + ".braid-journal");
-    return size < kJournalHeader ? 0 : (size - kJournalHeader) / kJournalRecord;
+    std::ifstream in(target + ".braid-journal", std::ios::binary);
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                    std::istreambuf_iterator<char>());
+    std::optional<DecodedJournal> journal = DecodeJournal(bytes);
+    if (!journal) return 0;
+    RangeSet blocks;
+    for (const JournalRecord& r : journal->records) blocks.Add(r.offset, r.offset + r.length);
+    return blocks.covered() / kBlock;
   }
 
   /// A kill point: somewhere between a tenth and two thirds of the file.

@@ -146,6 +146,19 @@ TEST(ResumeJournalTest, RecordLayoutIsFixedAndTiedToTheHeader) {
   EXPECT_TRUE(EncodeJournalRecords(header, {}).empty());
 }
 
+TEST(ResumeJournalTest, UnsyncedRecordHasFlagOneAndRoundTrips) {
+  JournalHeader header = SampleHeader();
+  Bytes h = EncodeJournalHeader(header);
+  JournalRecord unsynced{4096, 512, 0xBEEFull, /*synced=*/false};
+  Bytes r = EncodeJournalRecords(header, std::vector<JournalRecord>{unsynced});
+  EXPECT_EQ(r, RawRecord(h, 4096, 512, 1, 0xBEEFull));
+  std::optional<DecodedJournal> d = Decode(Concat(h, r));
+  ASSERT_TRUE(d.has_value());
+  ASSERT_EQ(d->records.size(), 1u);
+  EXPECT_FALSE(d->records[0].synced);
+  EXPECT_EQ(d->records[0], unsynced);
+}
+
 TEST(ResumeJournalTest, RoundTrip) {
   JournalHeader header = SampleHeader();
   Bytes b = Journal(header, SampleRecords());
@@ -420,8 +433,11 @@ TEST(ResumeJournalTest, ReservedRecordBitsEndTheJournal) {
   RawHeader raw;
   raw.size = 1000;
   Bytes h = raw.Encode();
-  for (std::uint32_t bit = 1; bit != 0; bit <<= 1) {
+  // Bit 0 is the unsynced flag; every other bit is reserved.
+  EXPECT_EQ(RecordsAround(raw, RawRecord(h, 20, 10, 1, 3)), 3u);
+  for (std::uint32_t bit = 2; bit != 0; bit <<= 1) {
     EXPECT_EQ(RecordsAround(raw, RawRecord(h, 20, 10, bit, 3)), 1u) << bit;
+    EXPECT_EQ(RecordsAround(raw, RawRecord(h, 20, 10, bit | 1, 3)), 1u) << bit;
   }
 }
 
