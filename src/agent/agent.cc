@@ -522,8 +522,9 @@ class Agent {
                 "resume",
                 FormatBytes(kept_->bytes).c_str(), kept_->partial_files,
                 kept_->partial_files == 1 ? "" : "s", DestinationName().c_str());
-    } else if (!kept_ && bytes_ > 0 && !options_.remove_partial) {
-      // The sink went away without a word: what it journaled before is still there.
+    } else if (!kept_ && retry_.started() && !options_.remove_partial) {
+      // The sink went away without a word once data was flowing: what it
+      // journaled (each block as soon as it was written) is still there.
       PrintLine(stderr,
                 "braid: partial files at %s keep what was journaled before the failure; run "
                 "the same command again to resume",

@@ -25,6 +25,7 @@ class RetryPlan {
   /// An attempt reached the data phase: later failures of the kind a
   /// network causes are worth retrying, even before the data starts again.
   void NoteStarted() { started_ = true; }
+  bool started() const { return started_; }
 
   /// Whether an attempt that failed with `error` is retried. If so, the note
   /// is recorded and delay() is the wait before the next attempt.
