@@ -1,6 +1,7 @@
 #pragma once
 /// Everything the command line (and later the config file) can set.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -53,8 +54,13 @@ struct Options {
   std::string ssh_command;                       ///< -S: ssh client command; empty = libssh2
   double stall_timeout = kDefaultStallTimeout;   ///< --stall-timeout seconds; 0 = off
   double connect_timeout = kDefaultConnectTimeout;  ///< --connect-timeout seconds
-  int retries = kDefaultRetries;                    ///< --retry: attempts after a resumable failure
-  ListLimits list_limits;  ///< --max-entries, --max-list-bytes: the caps on the file list
+  /// connect_timeout for the deadlines it sets.
+  std::chrono::milliseconds connect_timeout_ms() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::duration<double>(connect_timeout));
+  }
+  int retries = kDefaultRetries;  ///< --retry: attempts after a resumable failure
+  ListLimits list_limits;         ///< --max-entries, --max-list-bytes: the caps on the file list
 
   // The everyday features (rate, marking, compression, reports, config).
   std::uint64_t rate = 0;          ///< -x: bytes/s over all streams; 0 = unlimited

@@ -532,7 +532,6 @@ class Agent {
     }
   }
 
-  /// A file's name as the user named the destination (host: prefix if remote).
   /// Counts a file in place; keeps it only for the digest lines it has (a
   /// million files without -E cost nothing here).
   void OnFileDone(FileDone d) {
@@ -543,6 +542,7 @@ class Agent {
     done_files_.push_back(std::move(d));
   }
 
+  /// A file's name as the user named the destination (host: prefix if remote).
   std::string DonePath(const FileDone& d) const {
     return sink_->is_remote() ? sink_->label() + ":" + d.final_path : d.final_path;
   }
@@ -551,8 +551,8 @@ class Agent {
     // --json owns stdout: one document and nothing else.
     std::FILE* out = options_.destination.is_stdio() || options_.json ? stderr : stdout;
     // The lines md5sum, sha256sum and xxh128sum print, so `sha256sum -c` checks them.
+    // done_files_ holds only files with a digest (OnFileDone).
     for (const auto& d : done_files_) {
-      if (d.hash == HashAlgorithm::kNone) continue;
       PrintLine(out, "%s  %s", ToHex(d.sink_digest).c_str(), DonePath(d).c_str());
     }
     std::fflush(out);

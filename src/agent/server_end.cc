@@ -17,9 +17,7 @@ ServerEnd::ServerEnd(Side side, const Endpoint& endpoint, const Options& options
   auto print_stderr = [](const std::string& host, std::string_view text) {
     WritePeerText(stderr, host, text);
   };
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::duration<double>(options.connect_timeout));
+  const auto deadline = std::chrono::steady_clock::now() + options.connect_timeout_ms();
   LaunchedServer launched = launcher.Launch(side, endpoint, options, print_stderr);
   channel_ = std::move(launched.channel);
   command_ = std::move(launched.command);

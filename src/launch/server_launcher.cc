@@ -47,8 +47,7 @@ LaunchedServer ProcessServerLauncher::Launch(Side /*side*/, const Endpoint& endp
   target.port = options.ssh_port;
   target.identity_files = options.identity_files;
   target.accept_new_host_key = options.accept_new_host_key;
-  target.connect_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::duration<double>(options.connect_timeout));
+  target.connect_timeout = options.connect_timeout_ms();
   std::unique_ptr<SshConnection> ssh = SshConnection::Open(target);
   return {ssh->Exec(command, std::move(on_stderr)), command};
 }
