@@ -1,0 +1,161 @@
+#pragma once
+/// One attempt at the copy (RunAgent runs another after a failure its retry
+/// plan takes): starts both ends, relays the file list and the credentials,
+/// watches the data phase, and says how it went. Its definitions are in
+/// copy_attempt.cc (the copy) and copy_attempt_outcome.cc (what the user is
+/// told: the plan, the resume, a failure, the summary).
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/report/progress_display.h"
+#include "agent/report/transfer_report.h"
+#include "agent/retry_plan.h"
+#include "agent/server_end.h"
+#include "agent/stall_watch.h"
+#include "braid/options.h"
+
+namespace braid {
+
+class CopyAttempt {
+ public:
+  /// How often the agent looks at the clock, the interrupt and the progress bar.
+  static constexpr auto kTick = std::chrono::milliseconds(100);
+
+  CopyAttempt(const Options& options, ServerLauncher& launcher, RetryPlan& retry)
+      : options_(options),
+        launcher_(launcher),
+        retry_(retry),
+        start_(std::chrono::steady_clock::now()) {}
+  CopyAttempt(const CopyAttempt&) = delete;
+  CopyAttempt& operator=(const CopyAttempt&) = delete;
+
+  /// The exit status: 0, or the failure's (after it was printed).
+  int Run();
+  /// After Run failed: whether the retry plan runs the copy again.
+  bool retrying() const { return retrying_; }
+
+ private:
+  Endpoint CheckSources() const;
+
+  double Elapsed() const;
+
+  /// The next event; throws on interrupt, errors and unexpected ends.
+  AgentEvent Next();
+
+  [[noreturn]] static void Unexpected(const AgentEvent& ev);
+
+  void OpenSource();
+
+  /// The copy proper, once both ends said Hello: the file list to the sink,
+  /// where the sink listens to the source, then the data phase to both Dones.
+  void Transfer();
+
+  /// What both ends are told about the data streams, with a fresh secret.
+  TransferParams MakeParams() const;
+
+  SinkOpen MakeSinkOpen(const TransferParams& params) const;
+
+  /// -v: what is about to be copied, where the sink listens, and the network options.
+  void SayPlan(const SinkReady& ready, const TransferParams& params) const;
+
+  /// Where the source connects (or, with -z, listens), and what the sink already has.
+  SourceStart MakeSourceStart(SinkReady ready, const TransferParams& params) const;
+
+  /// -z: the source says where it listens, and the sink is sent there.
+  void ConnectReverse();
+
+  /// --stall-timeout: from here on, the sink's counts must move.
+  void StartStallWatch();
+
+  /// Shows progress until both ends are Done.
+  void WatchDataPhase();
+
+  void OnProgress(Side side, const Progress& p);
+
+  /// -s auto connects no more streams than the data has blocks: a stream that would carry
+  /// no block of its own costs a connection (and, over ssh, a round trip) and pays nothing.
+  /// A fixed -s N is what the user asked for; an unknown size (a pipe) may be anything.
+  std::uint16_t StreamsWorthConnecting(const TransferParams& params) const;
+
+  /// "the sink on dtn" or "the local source", for the stall message.
+  static std::string EndName(const ServerEnd& end, const char* role);
+
+  void ReceiveFileList();
+
+  /// Says what an earlier run left that this one uses, and counts it.
+  void ReportResume(const SinkReady& ready);
+
+  std::string DestinationName() const;
+
+  SourceReady WaitForSource();
+
+  SinkReady WaitForReady();
+
+  /// Stops both ends, picks the error that explains the failure, prints it.
+  int Fail(BraidError error);
+
+  /// A pipe or stdin source cannot be read again, and stdout cannot be resumed.
+  bool Resumable() const;
+
+  /// The failure that a retry follows: its cause and what happens next, on
+  /// two lines; the report's CSV rows stay and its JSON waits for the last attempt.
+  int SayRetry(const BraidError& error);
+
+  /// Aborts both ends at once, then waits for each to go: after an interrupt
+  /// briefly (a live end answers at once), after a stall not long for an end
+  /// that stopped reporting (it will likely not answer either), otherwise as
+  /// long as a server may take to stop its work.
+  void StopEnds(const BraidError& error, bool interrupted);
+
+  /// The last word after a failure: what a re-run will not have to send again.
+  void ReportKept();
+
+  /// Counts a file in place; keeps it only for the digest lines it has (a
+  /// million files without -E cost nothing here).
+  void OnFileDone(FileDone d);
+
+  /// A file's name as the user named the destination (host: prefix if remote).
+  std::string DonePath(const FileDone& d) const;
+
+  void Report();
+
+  // One thread: everything below is the agent's own thread's (Run and what it
+  // calls), except events_, which the ends' reader threads push into (it locks
+  // inside). The ends' threads never touch the CopyAttempt itself.
+  const Options& options_;
+  ServerLauncher& launcher_;
+  RetryPlan& retry_;  ///< across attempts: RunAgent's
+  bool retrying_ = false;
+  std::chrono::steady_clock::time_point start_;
+  BlockingQueue<AgentEvent> events_;
+  std::unique_ptr<ServerEnd> source_;
+  std::unique_ptr<ServerEnd> sink_;
+  std::unique_ptr<ProgressDisplay> progress_;
+  std::unique_ptr<TransferReport> report_;  ///< --json / --report-csv; null without them
+  std::optional<StallWatch> stall_;         ///< --stall-timeout, during the data phase only
+  std::optional<std::uint64_t> total_;
+  std::size_t files_ = 0;
+  std::uint64_t bytes_ = 0;
+  std::uint64_t wire_bytes_ = 0;
+  std::uint16_t streams_ = 0;
+  std::uint16_t max_active_ = 0;      ///< -s auto: the most streams that carried data at once
+  std::vector<FileDone> done_files_;  ///< those with a digest to print (-E)
+  std::size_t done_count_ = 0;        ///< every FileDone
+  bool all_hashed_ = true;            ///< every FileDone carried options_.hash
+  /// Every entry's size by id (0 unless regular): 8 bytes an entry, the agent's
+  /// only per-entry state besides the digests it prints. A deque: a vector
+  /// growing to a million entries held three times that while it moved.
+  std::deque<std::uint64_t> sizes_;
+  std::uint64_t skipped_bytes_ = 0;  ///< not sent because an earlier run has them
+  std::uint32_t failed_blocks_ = 0;
+  bool stream_source_ = false;  ///< a source is a pipe or stdin, which may pause
+  std::optional<Kept> kept_;    ///< what the sink kept after a failure
+};
+
+}  // namespace braid

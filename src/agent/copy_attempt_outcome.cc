@@ -1,0 +1,242 @@
+#include "agent/copy_attempt.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "agent/interrupt.h"
+#include "agent/report/console.h"
+
+namespace braid {
+namespace {
+
+/// After the first error, wait this long for the other side's, to report the cause
+/// (a full disk) rather than its echo (a reset stream).
+constexpr auto kErrorGrace = std::chrono::milliseconds(400);
+/// How long a server that stopped reporting gets to answer Abort before it is
+/// abandoned: a stopped process never will, and a live one answers at once.
+constexpr auto kSilentCloseGrace = std::chrono::seconds(2);
+/// After Ctrl-C: time for the ends to answer Abort with what they kept,
+/// inside kInterruptBound.
+constexpr auto kInterruptCloseGrace = std::chrono::milliseconds(1000);
+
+/// Errors that are usually the consequence of a failure elsewhere.
+bool IsEcho(ErrorCode code) {
+  return code == ErrorCode::kPeerLost || code == ErrorCode::kInterrupted;
+}
+
+}  // namespace
+
+void CopyAttempt::SayPlan(const SinkReady& ready, const TransferParams& params) const {
+  std::string where = "the source will listen (-z)";
+  if (!ready.addresses.empty()) {
+    where = "sink listening on " + ready.addresses.front() + " port " + std::to_string(ready.port);
+    if (ready.addresses.size() > 1) {
+      where += " (and " + std::to_string(ready.addresses.size() - 1) + " other addresses)";
+    }
+  }
+  PrintLine(stderr, "braid: %zu files, %s; %s; %d streams", files_,
+            total_ ? FormatBytes(*total_).c_str() : "size unknown", where.c_str(),
+            static_cast<int>(params.streams));
+  if (options_.tos >= 0) {
+    PrintLine(stderr, "braid: qos: tos 0x%02x", static_cast<unsigned>(options_.tos));
+  }
+  if (!options_.congestion_control.empty()) {
+    PrintLine(stderr, "braid: congestion control: %s", options_.congestion_control.c_str());
+  }
+}
+
+void CopyAttempt::ReportResume(const SinkReady& ready) {
+  std::size_t complete = 0;
+  std::size_t partial = 0;
+  for (const ResumeEntry& r : ready.resume) {
+    // The codec keeps ids increasing, so checking each entry's end bounds them all.
+    if (r.end() > sizes_.size()) {
+      throw BraidError(ErrorCode::kProtocol,
+                       "protocol error: " + EndName(*sink_, "sink") + " named file " +
+                           std::to_string(r.end() - 1) + " in its resume list, past the " +
+                           std::to_string(sizes_.size()) + " entries of the file list");
+    }
+    if (!r.complete) {
+      ++partial;
+      continue;
+    }
+    complete += r.count;
+    for (std::uint64_t id = r.id; id < r.end(); ++id) skipped_bytes_ += sizes_[id];
+  }
+  skipped_bytes_ += ready.kept_bytes;
+  failed_blocks_ = ready.failed_blocks;
+  if (ready.resume.empty() && ready.failed_blocks == 0) return;
+  std::string what;
+  if (partial > 0) {
+    what = FormatBytes(ready.kept_bytes) + " kept in " + std::to_string(partial) + " partial file" +
+           (partial == 1 ? "" : "s");
+  }
+  if (complete > 0) {
+    if (!what.empty()) what += ", ";
+    what += std::to_string(complete) + " file" + (complete == 1 ? "" : "s") + " already complete";
+  }
+  if (ready.failed_blocks > 0) {
+    if (!what.empty()) what += "; ";
+    what += std::to_string(ready.failed_blocks) + " kept block" +
+            (ready.failed_blocks == 1 ? "" : "s") + " failed verification and will be sent again";
+  }
+  PrintLine(stderr, "braid: resuming %s: %s", DestinationName().c_str(), what.c_str());
+}
+
+std::string CopyAttempt::DestinationName() const {
+  return sink_->is_remote() ? sink_->label() + ":" + options_.destination.path
+                            : options_.destination.path;
+}
+
+int CopyAttempt::Fail(BraidError error) {
+  if (progress_) progress_->Finish();
+  // Whatever broke after Ctrl-C (an ssh client it also stopped), the user's
+  // interrupt is the cause, and the user is waiting.
+  const bool interrupted = PendingInterrupt() != 0;
+  if (interrupted) error = InterruptError();
+  auto deadline = std::chrono::steady_clock::now() + kErrorGrace;
+  while (!interrupted && IsEcho(error.code()) && (source_ || sink_) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::optional<AgentEvent> ev = events_.PopFor(kTick);
+    if (!ev || !ev->message) continue;
+    if (auto* kept = std::get_if<Kept>(&*ev->message)) kept_ = *kept;
+    if (auto* err = std::get_if<ErrorMessage>(&*ev->message); err && !IsEcho(err->code)) {
+      error = BraidError(err->code, err->message);
+    }
+  }
+  StopEnds(error, interrupted);
+  if (!interrupted && retry_.Decide(error, Resumable())) return SayRetry(error);
+  // A sink stopped by the Abort above reports what it kept as it goes.
+  while (std::optional<AgentEvent> ev = events_.PopFor(std::chrono::milliseconds(0))) {
+    if (!ev->message) continue;
+    if (auto* kept = std::get_if<Kept>(&*ev->message)) kept_ = *kept;
+  }
+  PrintLine(stderr, "braid: %s", error.what());
+  ReportKept();
+  if (report_) {
+    report_->Finish(Elapsed(), bytes_);
+    ReportEnd end;
+    end.bytes = bytes_;
+    end.files = done_count_;
+    end.streams_used = options_.streams_auto ? max_active_ : streams_;
+    end.bytes_skipped = skipped_bytes_;
+    end.blocks_resent = failed_blocks_;
+    end.bytes_kept = kept_ ? kept_->bytes : 0;
+    end.error = error.what();
+    end.retries = retry_.notes();
+    report_->PrintJson(end);
+  }
+  return interrupted ? InterruptExitCode() : ExitCodeFor(error.code());
+}
+
+bool CopyAttempt::Resumable() const { return !stream_source_ && !options_.destination.is_stdio(); }
+
+int CopyAttempt::SayRetry(const BraidError& error) {
+  retrying_ = true;
+  if (report_) report_->Finish(Elapsed(), bytes_);
+  PrintLine(stderr, "braid: %s", error.what());
+  PrintLine(stderr, "braid: retry %d of %d in %.0f s (--retry), resuming what arrived",
+            retry_.retries(), retry_.max_retries(), retry_.notes().back().delay_s);
+  return ExitCodeFor(error.code());
+}
+
+void CopyAttempt::StopEnds(const BraidError& error, bool interrupted) {
+  const std::string reason = error.what();
+  const auto now = std::chrono::steady_clock::now();
+  auto deadline = [&](Side side) {
+    bool silent = error.code() == ErrorCode::kStalled && stall_ &&
+                  stall_->Silent(static_cast<int>(side), now);
+    if (interrupted) return now + kInterruptCloseGrace;
+    return now + (silent ? kSilentCloseGrace : ServerEnd::kCloseGrace);
+  };
+  if (source_) source_->BeginClose(reason);
+  if (sink_) sink_->BeginClose(reason);
+  if (source_) source_->FinishClose(deadline(Side::kSource));
+  if (sink_) sink_->FinishClose(deadline(Side::kSink));
+}
+
+void CopyAttempt::ReportKept() {
+  if (!sink_ || options_.destination.is_stdio()) return;
+  if (kept_ && kept_->partial_files > 0) {
+    PrintLine(stderr,
+              "braid: kept %s in %u partial file%s at %s; run the same command again to "
+              "resume",
+              FormatBytes(kept_->bytes).c_str(), kept_->partial_files,
+              kept_->partial_files == 1 ? "" : "s", DestinationName().c_str());
+  } else if (!kept_ && retry_.started() && !options_.remove_partial) {
+    // The sink went away without a word once data was flowing: what it
+    // journaled (each block as soon as it was written) is still there.
+    PrintLine(stderr,
+              "braid: partial files at %s keep what was journaled before the failure; run "
+              "the same command again to resume",
+              DestinationName().c_str());
+  }
+}
+
+void CopyAttempt::OnFileDone(FileDone d) {
+  ++done_count_;
+  all_hashed_ = all_hashed_ && d.hash == options_.hash;
+  if (d.hash == HashAlgorithm::kNone) return;
+  d.source_digest = {};
+  done_files_.push_back(std::move(d));
+}
+
+std::string CopyAttempt::DonePath(const FileDone& d) const {
+  return sink_->is_remote() ? sink_->label() + ":" + d.final_path : d.final_path;
+}
+
+void CopyAttempt::Report() {
+  // --json owns stdout: one document and nothing else.
+  std::FILE* out = options_.destination.is_stdio() || options_.json ? stderr : stdout;
+  // The lines md5sum, sha256sum and xxh128sum print, so `sha256sum -c` checks them.
+  // done_files_ holds only files with a digest (OnFileDone).
+  for (const auto& d : done_files_) {
+    PrintLine(out, "%s  %s", ToHex(d.sink_digest).c_str(), DonePath(d).c_str());
+  }
+  std::fflush(out);
+  if (options_.verbose > 0 || (progress_ && progress_->active())) {
+    double secs = Elapsed();
+    std::string wire;
+    if (options_.compress_level > 0) wire = ", " + FormatBytes(wire_bytes_) + " on the wire";
+    std::string resumed;
+    if (skipped_bytes_ > 0) resumed = ", " + FormatBytes(skipped_bytes_) + " skipped by resume";
+    if (failed_blocks_ > 0) {
+      resumed += ", " + std::to_string(failed_blocks_) + " kept block" +
+                 (failed_blocks_ == 1 ? "" : "s") + " re-sent after failed verification";
+    }
+    std::string verified;
+    if (options_.hash != HashAlgorithm::kNone) {
+      verified = ", " + std::string(HashDisplayName(options_.hash)) + " verified";
+    }
+    if (retry_.retries() > 0) {
+      verified += ", after " + std::to_string(retry_.retries()) +
+                  (retry_.retries() == 1 ? " retry" : " retries");
+    }
+    std::string over = std::to_string(streams_) + " streams";
+    if (options_.streams_auto) {
+      over = "up to " + std::to_string(max_active_) + " of " + over + " (-s auto)";
+    }
+    if (options_.cipher == Cipher::kNone) over += ", unencrypted";  // else sealed: the default
+    PrintLine(stderr, "braid: copied %s in %zu files in %.2f s (%s) over %s%s%s%s",
+              FormatBytes(bytes_).c_str(), files_, secs,
+              FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(), over.c_str(),
+              wire.c_str(), resumed.c_str(), verified.c_str());
+  }
+  if (report_) {
+    ReportEnd end;
+    end.bytes = bytes_;
+    end.files = files_;
+    end.streams_used = options_.streams_auto ? max_active_ : streams_;
+    end.hash_verified = options_.hash != HashAlgorithm::kNone && all_hashed_;
+    for (const auto& d : done_files_) {
+      end.digests.push_back({DonePath(d), d.hash, ToHex(d.sink_digest)});
+    }
+    end.bytes_skipped = skipped_bytes_;
+    end.blocks_resent = failed_blocks_;
+    end.retries = retry_.notes();
+    report_->PrintJson(end);
+  }
+}
+
+}  // namespace braid
