@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace braid {
@@ -42,6 +43,8 @@ class RealFileSystem final : public SinkFileSystem {
   }
   int Fstat(int fd, struct stat* st) override { return ::fstat(fd, st); }
   int Fstatfs(int fd, struct statfs* st) override { return ::fstatfs(fd, st); }
+  int Flock(int fd, int operation) override { return ::flock(fd, operation); }
+  int Ftruncate(int fd, off_t size) override { return ::ftruncate(fd, size); }
   int Fallocate(int fd, off_t size) override { return ::posix_fallocate(fd, 0, size); }
   ssize_t Pwrite(int fd, const void* data, std::size_t length, off_t offset) override {
     return ::pwrite(fd, data, length, offset);

@@ -41,6 +41,8 @@ class SinkFileSystem {
   virtual int Open(const std::string& path, int flags, mode_t mode) = 0;
   virtual int Fstat(int fd, struct stat* st) = 0;
   virtual int Fstatfs(int fd, struct statfs* st) = 0;
+  virtual int Flock(int fd, int operation) = 0;
+  virtual int Ftruncate(int fd, off_t size) = 0;
   /// posix_fallocate(fd, 0, size): returns the errno, 0 on success.
   virtual int Fallocate(int fd, off_t size) = 0;
   virtual ssize_t Pwrite(int fd, const void* data, std::size_t length, off_t offset) = 0;

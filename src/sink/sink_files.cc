@@ -13,6 +13,7 @@
 
 #include "braid/error.h"
 #include "proto/control_message.h"
+#include "sink/partial_lock.h"
 
 namespace braid {
 namespace {
@@ -115,6 +116,17 @@ SinkFiles::SinkFiles(std::vector<FileEntry> entries, TargetPlan plan, std::strin
 
 void SinkFiles::Fail(const std::string& path, int err) const {
   throw BraidError(ErrorCodeForTargetErrno(err), DescribeErrno(host_, path, err));
+}
+
+void SinkFiles::FailHeld(const SinkFile& f) const {
+  throw BraidError(ErrorCode::kTargetUnwritable,
+                   (host_.empty() ? "" : host_ + ":") + final_path(f) +
+                       ": another braid is writing it (an earlier attempt still ending, or a "
+                       "second copy to the same target)");
+}
+
+bool SinkFiles::AwaitPartialFree(std::uint32_t id, std::chrono::steady_clock::time_point deadline) {
+  return braid::AwaitPartialFree(fs_, partial_path(id), deadline);
 }
 
 void SinkFiles::FailExists(const std::string& path) const {
@@ -262,8 +274,8 @@ bool SinkFiles::LinkAnonymous(SinkFile& f, bool force) {
 int SinkFiles::OpenLocked(SinkFile& f) {
   if (f.fd.valid()) return f.fd.get();
   if (OpenAnonymous(f)) return f.fd.get();
-  int flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (f.resumed ? 0 : O_TRUNC);
-  f.fd.Reset(fs_.Open(partial_path(f), flags, 0600));
+  f.fd.Reset(OpenAndLockPartial(fs_, partial_path(f), /*truncate=*/!f.resumed));
+  if (!f.fd.valid() && errno == EWOULDBLOCK) FailHeld(f);
   if (!f.fd.valid()) Fail(partial_path(f), errno);
   std::uint64_t size = f.entry.size;
   if (size != kUnknownSize && size >= kReserveMinSize) {
@@ -493,9 +505,11 @@ void SinkFiles::RemovePartials(const std::function<bool(std::uint32_t)>& keep) {
       continue;
     }
     if (f.fd.valid() || fs_.Access(partial_path(f)) == 0) {
+      // The name goes while the lock is still held (partial_lock.h): a sink
+      // waiting for it must not find it, lock it, and then lose it to us.
+      fs_.Unlink(partial_path(f));
       f.direct_fd.Reset();
       f.fd.Reset();
-      fs_.Unlink(partial_path(f));
     }
   }
 }

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <array>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -153,9 +154,16 @@ class SinkFiles {
   int OpenPartial(std::uint32_t id);
   /// Opens an earlier run's partial file without truncating it.
   int OpenPartialForResume(std::uint32_t id);
+  /// Waits until no other sink holds the partial file of `id` (true), or
+  /// until `deadline` (false). Call before the receivers start.
+  bool AwaitPartialFree(std::uint32_t id, std::chrono::steady_clock::time_point deadline);
+  /// Throws the error for a partial file another sink holds.
+  [[noreturn]] void FailHeld(std::uint32_t id) const { FailHeld(files_[id]); }
 
  private:
   [[noreturn]] void Fail(const std::string& path, int err) const;
+  /// Another sink holds the file's partial (partial_lock.h).
+  [[noreturn]] void FailHeld(const SinkFile& f) const;
   /// The name a file's data is written under, for errors: an anonymous file has only its final one.
   std::string WorkingPath(const SinkFile& f) const;
   /// Something is at `path` already, and -f was not given.

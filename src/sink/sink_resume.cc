@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 
 #include "resume/resume_decision.h"
 #include "security/crypto/payload_checksum.h"
@@ -12,6 +13,9 @@
 
 namespace braid {
 namespace {
+
+/// How long a re-run waits for an earlier sink to let go of a partial file.
+constexpr std::chrono::seconds kHeldPartialWait{30};
 
 TargetState Inspect(const SinkFiles& files, const SinkFile& f) {
   TargetState t;
@@ -68,6 +72,19 @@ RangeSet VerifyKept(int fd, const DecodedJournal& journal, bool verify,
   return kept;
 }
 
+/// An earlier attempt's sink may still hold the partial file (a retry that
+/// came back before that sink heard its session end): wait for it to let go,
+/// saying so, rather than write beside it.
+void AwaitHeldPartial(SinkFiles& files, std::uint32_t id, const std::string& where,
+                      const std::function<void(const std::string&)>& warn) {
+  if (files.AwaitPartialFree(id, std::chrono::steady_clock::now())) return;
+  warn(where + ": another braid is still writing it; waiting up to " +
+       std::to_string(kHeldPartialWait.count()) + " s for it to end");
+  if (!files.AwaitPartialFree(id, std::chrono::steady_clock::now() + kHeldPartialWait)) {
+    files.FailHeld(id);
+  }
+}
+
 /// Gives file `f` its journal path and loads what an earlier run journaled,
 /// warning about a journal it cannot use.
 std::optional<DecodedJournal> LoadJournal(JournalFiles& journals, const SinkFile& f,
@@ -88,6 +105,34 @@ std::optional<DecodedJournal> LoadJournal(JournalFiles& journals, const SinkFile
     warn(Where(host, JournalPath(final_path)) + ": ignoring the resume journal (" + why + ")");
   }
   return journal;
+}
+
+/// A partial file with a journal for this source: keeps the blocks that
+/// pass, in a fresh journal, and tells the checkpointer and the summary.
+void ResumeKept(SinkFiles& files, JournalFiles& journals, Checkpointer& checkpointer,
+                const SinkOpen& open, std::uint32_t id, const JournalHeader& header,
+                const DecodedJournal& journal, std::size_t& ranges_total, ResumeSummary& summary) {
+  int fd = files.OpenPartialForResume(id);
+  std::vector<JournalRecord> good;
+  RangeSet kept = VerifyKept(fd, journal, open.verify_kept, good, summary.failed_blocks);
+  // Past the protocol's limit, a file is resumed as if nothing were
+  // kept: that costs bandwidth, never correctness.
+  if (ranges_total + kept.pieces() > kMaxKeptRanges) {
+    kept = RangeSet();
+    good.clear();
+  }
+  ranges_total += kept.pieces();
+  // A fresh journal of the blocks that passed: compact, and no torn tail
+  // for this run's records to follow.
+  std::vector<std::uint8_t> bytes = EncodeJournalHeader(header);
+  std::vector<std::uint8_t> records = EncodeJournalRecords(header, good);
+  bytes.insert(bytes.end(), records.begin(), records.end());
+  journals.Rewrite(id, bytes);
+  checkpointer.Track(id, header, /*journal_exists=*/true, kept);
+  summary.kept_bytes += kept.covered();
+  summary.entries.push_back({id, false, kept.Ranges()});
+  files.SetKept(id, std::move(kept));
+  ++summary.resumed_files;
 }
 
 }  // namespace
@@ -111,10 +156,12 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
     // A small file in a new directory can have no journal and never gets one:
     // it needs no journal path (a tree of a million small files kept one each).
     if (f.in_new_directory && f.entry.size < kResumeMinSize) continue;
+    const TargetState target = Inspect(files, f);
+    if (target.partial_exists) AwaitHeldPartial(files, id, Where(host, final_path), warn);
     std::optional<DecodedJournal> journal =
         LoadJournal(journals, f, final_path, open.params.block_size, host, warn);
     ResumeDecision d =
-        DecideResume(f.entry, Inspect(files, f), journal, open.resume, open.preserve, open.force);
+        DecideResume(f.entry, target, journal, open.resume, open.preserve, open.force);
     if (!d.note.empty()) warn(Where(host, final_path) + ": " + d.note + "; starting it over");
     if (d.discard) {
       ::unlink(files.partial_path(f).c_str());
@@ -127,30 +174,10 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
         AppendComplete(summary.entries, id);
         ++summary.skipped_files;
         break;
-      case ResumeAction::kResume: {
-        int fd = files.OpenPartialForResume(id);
-        std::vector<JournalRecord> good;
-        RangeSet kept = VerifyKept(fd, *journal, open.verify_kept, good, summary.failed_blocks);
-        // Past the protocol's limit, a file is resumed as if nothing were
-        // kept: that costs bandwidth, never correctness.
-        if (ranges_total + kept.pieces() > kMaxKeptRanges) {
-          kept = RangeSet();
-          good.clear();
-        }
-        ranges_total += kept.pieces();
-        // A fresh journal of the blocks that passed: compact, and no torn tail
-        // for this run's records to follow.
-        std::vector<std::uint8_t> bytes = EncodeJournalHeader(header);
-        std::vector<std::uint8_t> records = EncodeJournalRecords(header, good);
-        bytes.insert(bytes.end(), records.begin(), records.end());
-        journals.Rewrite(id, bytes);
-        checkpointer.Track(id, header, /*journal_exists=*/true, kept);
-        summary.kept_bytes += kept.covered();
-        summary.entries.push_back({id, false, kept.Ranges()});
-        files.SetKept(id, std::move(kept));
-        ++summary.resumed_files;
+      case ResumeAction::kResume:
+        ResumeKept(files, journals, checkpointer, open, id, header, *journal, ranges_total,
+                   summary);
         break;
-      }
       case ResumeAction::kCopy:
         if (f.entry.size >= kResumeMinSize) checkpointer.Track(id, header, false, {});
         break;

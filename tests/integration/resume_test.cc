@@ -494,3 +494,39 @@ TEST_F(StallTest, StoppedLocalSinkIsKilledAndTheCopyResumes) { StopSinkThenResum
 
 }  // namespace
 }  // namespace braid
+
+namespace braid {
+namespace {
+
+TEST_F(ResumeTest, ARerunWaitsForAnEarlierSinkStillHoldingThePartial) {
+  // An earlier attempt's sink that has not heard its session end (here: it is
+  // stopped) still holds the partial file; the re-run waits, says so, and
+  // resumes once that sink is gone, instead of writing beside it.
+  std::string src = dir + "/held.src";
+  WritePatternFile(src, 64u << 20, 5);
+  std::string dst = dir + "/held.dst";
+  std::vector<std::string> args{"--retry", "0",   "-T", ServeWrapper(),
+                                "-x",      "16M", src,  Remote(dst)};
+  pid_t old_sink = -1;
+  {
+    BackgroundBraid first(args, dir);
+    ASSERT_TRUE(WaitFor([&] { return JournaledBlocks(dst) >= 8; }, 60)) << first.err();
+    ASSERT_EQ(ServePids().size(), 1u);
+    old_sink = ServePids().front();
+    ASSERT_EQ(::kill(old_sink, SIGSTOP), 0);
+    first.Signal(SIGKILL);
+    first.Wait();
+  }
+  BackgroundBraid second({"-T", ServeWrapper(), src, Remote(dst)}, dir);
+  bool waited = WaitFor(
+      [&] { return second.err().find("another braid is still writing it") != std::string::npos; },
+      30);
+  ::kill(old_sink, SIGKILL);
+  ASSERT_TRUE(waited) << second.err();
+  ASSERT_EQ(second.Wait(), 0) << second.err();
+  EXPECT_TRUE(SameContents(src, dst));
+  EXPECT_NE(second.err().find("braid: resuming"), std::string::npos) << second.err();
+}
+
+}  // namespace
+}  // namespace braid

@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -119,7 +121,19 @@ class FakeSinkFileSystem final : public SinkFileSystem {
   }
   int Fstat(int fd, struct stat* st) override {
     *st = {};
-    st->st_size = static_cast<off_t>(open_files.at(fd)->data.size());
+    const std::shared_ptr<Node>& n = open_files.at(fd);
+    st->st_size = static_cast<off_t>(n->data.size());
+    st->st_ino = InodeOf(*n);
+    return 0;
+  }
+  /// Another process holds `path`'s lock (for the partial-file lock's tests).
+  void LockElsewhere(const std::string& path) { held_elsewhere.insert(nodes.at(path).get()); }
+  int Flock(int fd, int) override {
+    if (held_elsewhere.count(open_files.at(fd).get()) != 0) return Err(EWOULDBLOCK);
+    return 0;
+  }
+  int Ftruncate(int fd, off_t size) override {
+    open_files.at(fd)->data.resize(static_cast<std::size_t>(size));
     return 0;
   }
   int Fstatfs(int, struct statfs* st) override {
@@ -149,8 +163,12 @@ class FakeSinkFileSystem final : public SinkFileSystem {
   std::map<std::string, std::shared_ptr<Node>> nodes;
   std::map<int, std::shared_ptr<Node>> open_files;
   std::vector<std::string> log;
+  std::set<const Node*> held_elsewhere;
 
  private:
+  static ino_t InodeOf(const Node& n) {
+    return static_cast<ino_t>(reinterpret_cast<std::uintptr_t>(&n));
+  }
   static int Err(int err) {
     errno = err;
     return -1;
@@ -168,6 +186,7 @@ class FakeSinkFileSystem final : public SinkFileSystem {
     const Node& n = *it->second;
     st->st_mode = (n.type == 'd' ? S_IFDIR : n.type == 'l' ? S_IFLNK : S_IFREG) | n.mode;
     st->st_size = static_cast<off_t>(n.data.size());
+    st->st_ino = InodeOf(n);
     return 0;
   }
   /// A new name needs a directory as its parent (not a link to one: the sink

@@ -252,3 +252,38 @@ TEST_F(SinkFilesTest, RemovePartialsKeepsOnlyWhatKeepSays) {
 
 }  // namespace
 }  // namespace braid
+
+namespace braid {
+namespace {
+
+// ------------------------------------------------------- one sink per partial
+
+TEST_F(SinkFilesTest, APartialAnotherSinkHoldsIsNeverWritten) {
+  SinkFiles& files = OneFile(8);
+  files.Prepare(false);
+  fs_.AddFile("/t/f.braid-part", "theirs");
+  fs_.LockElsewhere("/t/f.braid-part");
+  std::string why = Message([&] { Write(0, 0, 8, 'a'); });
+  EXPECT_NE(why.find("sinkhost:/t/f: another braid is writing it"), std::string::npos) << why;
+  EXPECT_EQ(fs_.At("/t/f.braid-part").data, "theirs") << "truncated before the lock was held";
+  EXPECT_FALSE(files.AwaitPartialFree(0, std::chrono::steady_clock::now()));
+}
+
+TEST_F(SinkFilesTest, AFreePartialIsLockedThenEmptiedOrResumed) {
+  SinkFiles& files = OneFile(8);
+  files.Prepare(false);
+  EXPECT_TRUE(files.AwaitPartialFree(0, std::chrono::steady_clock::now())) << "no file, no holder";
+  fs_.AddFile("/t/f.braid-part", "leftover");
+  EXPECT_TRUE(files.AwaitPartialFree(0, std::chrono::steady_clock::now()));
+  files.OpenPartial(0);
+  EXPECT_EQ(fs_.At("/t/f.braid-part").data, "") << "a fresh copy starts empty";
+
+  SinkFiles& again = OneFile(8);
+  again.Prepare(true);
+  fs_.AddFile("/t/f.braid-part", "kept");
+  again.OpenPartialForResume(0);
+  EXPECT_EQ(fs_.At("/t/f.braid-part").data, "kept");
+}
+
+}  // namespace
+}  // namespace braid
