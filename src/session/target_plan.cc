@@ -41,7 +41,11 @@ TargetPlan PlanTarget(const std::string& target, const TargetInfo& info, std::si
     plan.mode = TargetPlan::Mode::kIntoDirectory;
     return plan;
   }
-  if (trailing_slash) {
+  // cp -r and scp -r: a missing DIR/ becomes the copy of the one directory
+  // copied to it; only a file there contradicts the slash.
+  const bool one_tree =
+      top_count == 1 && !entries.empty() && entries.front().kind == FileKind::kDirectory;
+  if (trailing_slash && !(one_tree && !info.exists)) {
     throw BraidError(
         ErrorCode::kTargetUnwritable,
         Where(host, target) + ": " + (info.exists ? "Not a directory" : "No such directory"));

@@ -144,6 +144,25 @@ TEST_F(CopyTest, RecursiveTreeWithSpacesPushAndPull) {
   EXPECT_EQ(diff2.exit_code, 0) << diff2.out << diff2.err;
 }
 
+TEST_F(CopyTest, TreeOntoAMissingDirectoryWithASlashBecomesItAsCpDoes) {
+  std::string tree = testing::MakeTree(
+      dir + "/run42", {testing::TreeFile("a/one", 10), testing::TreeFile("two", kBlock + 1)});
+  // Missing, named with a slash: made, a copy of the tree (cp -r run42 new/).
+  auto first = RunBraid({"-r", tree + "/", Remote(dir + "/new/")});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  auto diff = RunProcess({"diff", "-r", tree, dir + "/new"});
+  EXPECT_EQ(diff.exit_code, 0) << diff.out << diff.err;
+  // Now it exists: the tree goes inside it by name, and the source's slash changes nothing.
+  auto second = RunBraid({"-r", tree + "/", Remote(dir + "/new/")});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  auto inside = RunProcess({"diff", "-r", tree, dir + "/new/run42"});
+  EXPECT_EQ(inside.exit_code, 0) << inside.out << inside.err;
+  // A file onto a missing directory is still refused: the slash asks for one.
+  auto file = RunBraid({tree + "/two", Remote(dir + "/nowhere/")});
+  EXPECT_EQ(file.exit_code, 8) << file.err;
+  EXPECT_NE(file.err.find("No such directory"), std::string::npos) << file.err;
+}
+
 TEST_F(CopyTest, SeveralSourcesIntoADirectory) {
   WritePatternFile(dir + "/s1", 1000, 1);
   WritePatternFile(dir + "/s2", 2000, 2);

@@ -128,8 +128,17 @@ TEST(TargetPlanTest, TrailingSlashOnMissingDirectoryIsRejected) {
   BraidError e = PlanError("/dst/missing/", kMissing, 1, {Entry("f")});
   EXPECT_EQ(e.code(), ErrorCode::kTargetUnwritable);
   EXPECT_NE(std::string(e.what()).find("/dst/missing"), std::string::npos) << e.what();
-  // Also for a tree, which would otherwise become the target.
-  EXPECT_EQ(PlanError("newdir/", kMissing, 1, Tree()).code(), ErrorCode::kTargetUnwritable);
+}
+
+TEST(TargetPlanTest, TreeOntoMissingDirectoryWithTrailingSlashBecomesIt) {
+  // As cp -r run42 newdir/ does: newdir is made, a copy of run42.
+  TargetPlan plan = PlanTarget("newdir/", kMissing, 1, Tree(), "");
+  EXPECT_EQ(plan.mode, TargetPlan::Mode::kAsTarget);
+  EXPECT_EQ(plan.base, "newdir");
+  // Two trees still need the directory to exist.
+  std::vector<FileEntry> two = Tree();
+  two.push_back(Entry("other", FileKind::kDirectory, 1));
+  EXPECT_EQ(PlanError("newdir/", kMissing, 2, two).code(), ErrorCode::kTargetUnwritable);
 }
 
 TEST(TargetPlanTest, TrailingSlashOnExistingFileIsRejected) {
