@@ -18,6 +18,10 @@ class RealFileSystem final : public SinkFileSystem {
   int Symlink(const std::string& target, const std::string& path) override {
     return ::symlink(target.c_str(), path.c_str());
   }
+  ssize_t Readlink(const std::string& path, char* buf, std::size_t size) override {
+    return ::readlink(path.c_str(), buf, size);
+  }
+
   int Unlink(const std::string& path) override { return ::unlink(path.c_str()); }
   int Rename(const std::string& from, const std::string& to, bool no_replace) override {
     return no_replace ? ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE)

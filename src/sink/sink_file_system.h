@@ -25,6 +25,7 @@ class SinkFileSystem {
   virtual int Access(const std::string& path) = 0;
   virtual int Mkdir(const std::string& path, mode_t mode) = 0;
   virtual int Symlink(const std::string& target, const std::string& path) = 0;
+  virtual ssize_t Readlink(const std::string& path, char* buf, std::size_t size) = 0;
   virtual int Unlink(const std::string& path) = 0;
   /// rename(2), or renameat2(RENAME_NOREPLACE) when `no_replace`.
   virtual int Rename(const std::string& from, const std::string& to, bool no_replace) = 0;

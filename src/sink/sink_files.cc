@@ -129,6 +129,18 @@ bool SinkFiles::AwaitPartialFree(std::uint32_t id, std::chrono::steady_clock::ti
   return braid::AwaitPartialFree(fs_, partial_path(id), deadline);
 }
 
+bool SinkFiles::IsRegularFile(const std::string& path) const {
+  struct stat st {};
+  return fs_.Lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool SinkFiles::LinkReads(const std::string& path, const std::string& target) const {
+  std::string buf(target.size() + 1, '\0');
+  ssize_t n = fs_.Readlink(path, buf.data(), buf.size());
+  return n >= 0 && static_cast<std::size_t>(n) == target.size() &&
+         buf.compare(0, target.size(), target) == 0;
+}
+
 void SinkFiles::FailExists(const std::string& path) const {
   throw BraidError(ErrorCode::kTargetUnwritable,
                    DescribeErrno(host_, path, EEXIST) + " (use -f to replace it)");
@@ -173,10 +185,14 @@ void SinkFiles::Prepare(bool force) {
         gained.insert(Parent(path));
         break;
       case FileKind::kSymlink:
-        if (exists && !force) FailExists(path);
-        if (exists && fs_.Unlink(path) != 0) Fail(path, errno);
-        if (fs_.Symlink(f.entry.link_target, path) != 0) {
-          Fail(path, errno);
+        // A link is replaced by a link (a re-run's own, or one that changed);
+        // another kind of entry only with -f.
+        if (exists && !force && !S_ISLNK(existing.st_mode)) FailExists(path);
+        if (exists && S_ISLNK(existing.st_mode) && LinkReads(path, f.entry.link_target)) {
+          // Already this link: nothing to replace.
+        } else {
+          if (exists && fs_.Unlink(path) != 0) Fail(path, errno);
+          if (fs_.Symlink(f.entry.link_target, path) != 0) Fail(path, errno);
         }
         if (preserve_) {
           if (fs_.IsRoot()) fs_.Lchown(path, f.entry.uid, f.entry.gid);
@@ -189,7 +205,10 @@ void SinkFiles::Prepare(bool force) {
       case FileKind::kStream:
         if (f.in_place) break;
         if (exists && S_ISDIR(existing.st_mode)) Fail(path, EISDIR);
-        if (exists && !force) FailExists(path);
+        // A regular file there is the copy the user asked to bring up to date:
+        // replaced (as cp, scp and rsync do) by the rename once this one is
+        // complete. Another kind of entry only with -f.
+        if (exists && !force && !S_ISREG(existing.st_mode)) FailExists(path);
         break;
     }
   }
@@ -262,7 +281,7 @@ bool SinkFiles::LinkDescriptor(int fd, const std::string& path) {
 bool SinkFiles::LinkAnonymous(SinkFile& f, bool force) {
   if (LinkDescriptor(f.fd.get(), final_path(f))) return true;
   int err = errno;
-  if (err == EEXIST && force) {
+  if (err == EEXIST && (force || IsRegularFile(final_path(f)))) {
     // Something took the name since the copy began: replace it as a rename would.
     if (!LinkDescriptor(f.fd.get(), partial_path(f))) Fail(partial_path(f), errno);
     return false;
@@ -445,7 +464,12 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
     f.fd.Reset();
   }
   if (!linked) {
-    int rc = fs_.Rename(partial_path(f), final_path(f), !force);
+    int rc = fs_.Rename(partial_path(f), final_path(f), /*no_replace=*/!force);
+    // A regular file that took the name meanwhile is replaced as one there
+    // at the start would be (Prepare); anything else needs -f.
+    if (rc != 0 && errno == EEXIST && IsRegularFile(final_path(f))) {
+      rc = fs_.Rename(partial_path(f), final_path(f), /*no_replace=*/false);
+    }
     if (rc != 0 && errno == EEXIST) FailExists(final_path(f));
     if (rc != 0) Fail(final_path(f), errno);
   }

@@ -166,6 +166,10 @@ class SinkFiles {
   [[noreturn]] void FailHeld(const SinkFile& f) const;
   /// The name a file's data is written under, for errors: an anonymous file has only its final one.
   std::string WorkingPath(const SinkFile& f) const;
+  /// lstat: a regular file is at `path` (one a copy may replace without -f).
+  bool IsRegularFile(const std::string& path) const;
+  /// The symbolic link at `path` holds exactly `target`.
+  bool LinkReads(const std::string& path, const std::string& target) const;
   /// Something is at `path` already, and -f was not given.
   [[noreturn]] void FailExists(const std::string& path) const;
   /// The mode a copy gets: the source's with -p, else the source's less the umask.

@@ -188,15 +188,34 @@ TEST_F(CopyTest, PreserveKeepsModeAndTimes) {
   EXPECT_EQ(st.st_mtim.tv_sec, 1000000000);
 }
 
-TEST_F(CopyTest, ExistingTargetNeedsForce) {
+TEST_F(CopyTest, AnExistingFileIsBroughtUpToDateAndOtherKindsNeedForce) {
   std::string src = dir + "/f-src";
   std::string to = dir + "/f-dst";
   WritePatternFile(src, 5000, 1);
+  // A regular file that differs is the copy asked for: replaced, as cp does.
   testing::WriteText(to, "old");
-  auto r = RunBraid({src, Remote(to)});
+  ExpectCopied({src, Remote(to)}, src, to);
+  ExpectCopied({"--no-resume", src, Remote(to)}, src, to);
+  // A link in its place is another kind of entry: only -f replaces it.
+  std::string link = dir + "/f-link";
+  ASSERT_EQ(::symlink("f-src", link.c_str()), 0);
+  auto r = RunBraid({src, Remote(link)});
   EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kTargetUnwritable));
-  EXPECT_NE(r.err.find("-f"), std::string::npos) << r.err;
-  ExpectCopied({"-f", src, Remote(to)}, src, to);
+  EXPECT_NE(r.err.find("use -f to replace it"), std::string::npos) << r.err;
+  ExpectCopied({"-f", src, Remote(link)}, src, link);
+}
+
+TEST_F(CopyTest, ATreeCopiedTwiceOverItsOwnLinks) {
+  std::string tree = testing::MakeTree(dir + "/linked", {testing::TreeFile("f", 100)});
+  ASSERT_EQ(::symlink("f", (tree + "/rel").c_str()), 0);
+  ASSERT_EQ(::symlink((tree + "/f").c_str(), (tree + "/abs").c_str()), 0);
+  std::filesystem::create_directories(dir + "/twice");
+  for (int run = 0; run < 2; ++run) {
+    auto r = RunBraid({"-r", tree, Remote(dir + "/twice/")});
+    ASSERT_EQ(r.exit_code, 0) << "run " << run << ": " << r.err;
+  }
+  auto diff = RunProcess({"diff", "-r", "--no-dereference", tree, dir + "/twice/linked"});
+  EXPECT_EQ(diff.exit_code, 0) << diff.out << diff.err;
 }
 
 }  // namespace

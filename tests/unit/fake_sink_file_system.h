@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -71,6 +72,14 @@ class FakeSinkFileSystem final : public SinkFileSystem {
     log.push_back("symlink " + path);
     AddLink(path, target);
     return 0;
+  }
+  ssize_t Readlink(const std::string& path, char* buf, std::size_t size) override {
+    auto it = nodes.find(path);
+    if (it == nodes.end()) return Err(ENOENT);
+    if (it->second->type != 'l') return Err(EINVAL);
+    std::size_t n = std::min(size, it->second->link.size());
+    std::memcpy(buf, it->second->link.data(), n);
+    return static_cast<ssize_t>(n);
   }
   int Unlink(const std::string& path) override {
     auto it = nodes.find(path);

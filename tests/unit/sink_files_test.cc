@@ -90,15 +90,27 @@ TEST_F(SinkFilesTest, PrepareCreatesDirectoriesAndLinks) {
   EXPECT_FALSE(fs_.Has("/t/d/f")) << "a file is created by its first block";
 }
 
-TEST_F(SinkFilesTest, AnExistingTargetIsReplacedOnlyWithForce) {
+TEST_F(SinkFilesTest, AnExistingRegularFileIsReplacedByTheCompleteCopy) {
   fs_.AddFile("/t/f", "old");
+  OneFile(3);
+  EXPECT_NO_THROW(files_->Prepare(false));
+  Write(0, 0, 3, 'n');
+  EXPECT_EQ(fs_.At("/t/f").data, "old") << "replaced only once the copy is complete";
+  files_->EndFile(0, 3, std::nullopt);
+  files_->Commit(0, false);
+  EXPECT_EQ(fs_.At("/t/f").data, "nnn");
+  EXPECT_FALSE(fs_.Has("/t/f.braid-part"));
+}
+
+TEST_F(SinkFilesTest, AnEntryOfAnotherKindIsReplacedOnlyWithForce) {
+  fs_.AddLink("/t/f", "/elsewhere");
   OneFile(3);
   EXPECT_EQ(ThrownCode([&] { files_->Prepare(false); }), ErrorCode::kTargetUnwritable);
   std::string why = Message([&] { files_->Prepare(false); });
   EXPECT_NE(why.find("sinkhost"), std::string::npos) << why;
   EXPECT_NE(why.find("/t/f"), std::string::npos) << why;
   EXPECT_NE(why.find("use -f to replace it"), std::string::npos) << why;
-  EXPECT_EQ(fs_.At("/t/f").data, "old");
+  EXPECT_EQ(fs_.At("/t/f").type, 'l');
 
   EXPECT_NO_THROW(files_->Prepare(true));
   Write(0, 0, 3, 'n');
@@ -108,15 +120,42 @@ TEST_F(SinkFilesTest, AnExistingTargetIsReplacedOnlyWithForce) {
   EXPECT_FALSE(fs_.Has("/t/f.braid-part"));
 }
 
-TEST_F(SinkFilesTest, ANameTakenDuringTheCopyIsNotReplacedWithoutForce) {
+TEST_F(SinkFilesTest, ALinkTakingTheNameDuringTheCopyIsNotReplacedWithoutForce) {
+  OneFile(2);
+  files_->Prepare(false);
+  Write(0, 0, 2, 'x');
+  files_->EndFile(0, 2, std::nullopt);
+  fs_.AddLink("/t/f", "theirs");
+  EXPECT_EQ(ThrownCode([&] { files_->Commit(0, false); }), ErrorCode::kTargetUnwritable);
+  EXPECT_EQ(fs_.At("/t/f").link, "theirs");
+  EXPECT_EQ(fs_.At("/t/f.braid-part").data, "xx");
+}
+
+TEST_F(SinkFilesTest, ARegularFileTakingTheNameDuringTheCopyIsReplaced) {
+  // As one there at the start would have been.
   OneFile(2);
   files_->Prepare(false);
   Write(0, 0, 2, 'x');
   files_->EndFile(0, 2, std::nullopt);
   fs_.AddFile("/t/f", "theirs");
-  EXPECT_EQ(ThrownCode([&] { files_->Commit(0, false); }), ErrorCode::kTargetUnwritable);
-  EXPECT_EQ(fs_.At("/t/f").data, "theirs");
-  EXPECT_EQ(fs_.At("/t/f.braid-part").data, "xx");
+  files_->Commit(0, false);
+  EXPECT_EQ(fs_.At("/t/f").data, "xx");
+  EXPECT_FALSE(fs_.Has("/t/f.braid-part"));
+}
+
+TEST_F(SinkFilesTest, ALinkThatAlreadyMatchesIsKeptAndAnotherLinkReplaced) {
+  fs_.AddLink("/t/same", "../f");
+  fs_.AddLink("/t/other", "old-target");
+  FileEntry same = Entry(0, FileKind::kSymlink, "same");
+  same.link_target = "../f";
+  FileEntry other = Entry(1, FileKind::kSymlink, "other");
+  other.link_target = "new-target";
+  Make({same, other});
+  EXPECT_NO_THROW(files_->Prepare(false)) << "a re-run meets its own links";
+  EXPECT_EQ(fs_.Changes("/t/same"), 0);
+  EXPECT_EQ(fs_.At("/t/other").link, "new-target");
+  EXPECT_TRUE(files_->file(0).committed);
+  EXPECT_TRUE(files_->file(1).committed);
 }
 
 TEST_F(SinkFilesTest, ADirectoryInTheWayOfAFileIsAnError) {
