@@ -87,8 +87,9 @@ std::size_t Checkpointer::Run() {
       auto it = files_.find(id);
       if (it == files_.end()) continue;
       AppendLocked(id, it->second, records);
-      for (const JournalRecord& r : records)
+      for (const JournalRecord& r : records) {
         it->second.journaled.Add(r.offset, r.offset + r.length);
+      }
     } catch (...) {
       // Put back what was not journaled, so a later run (the final one after a
       // failure) can still try.

@@ -99,8 +99,8 @@ std::optional<DecodedJournal> DecodeJournal(std::span<const std::uint8_t> bytes,
     bool in_bounds = rec.length > 0 && rec.length <= kMaxJournalBlock &&
                      rec.offset <= out.header.source.size &&
                      rec.length <= out.header.source.size - rec.offset;
-    if (check != RecordCheck(header_check, unit) || (flags & ~kRecordUnsynced) != 0 || !in_bounds)
-      break;
+    bool known_flags = (flags & ~kRecordUnsynced) == 0;
+    if (check != RecordCheck(header_check, unit) || !known_flags || !in_bounds) break;
     out.records.push_back(rec);
     pos += kJournalRecordSize;
   }
