@@ -8,6 +8,7 @@
 
 #include "agent/agent.h"
 #include "agent/interrupt.h"
+#include "agent/version_text.h"
 #include "braid/error.h"
 #include "cli/command_line.h"
 #include "launch/server_launcher.h"
@@ -41,6 +42,9 @@ int main(int argc, char** argv) {
   switch (cl.mode) {
     case braid::CommandLine::Mode::kExit:
       return cl.exit_code;
+    case braid::CommandLine::Mode::kVersion:
+      std::fputs(braid::VersionText().c_str(), stdout);
+      return 0;
     case braid::CommandLine::Mode::kServe:
       return Serve(cl.serve_fd, cl.options.list_limits);
     case braid::CommandLine::Mode::kCopy:

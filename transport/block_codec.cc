@@ -9,6 +9,8 @@
 
 namespace braid {
 
+std::string ZlibVersion() { return zlibVersion(); }
+
 BlockCompressor::BlockCompressor(int level, std::size_t max_block)
     : level_(level), scratch_(compressBound(static_cast<uLong>(max_block))) {}
 

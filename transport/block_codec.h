@@ -5,9 +5,13 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace braid {
+
+/// The zlib braid runs with ("1.2.13"), for `braid --version`.
+std::string ZlibVersion();
 
 struct EncodedBlock {
   std::span<const std::uint8_t> payload;  ///< what to send

@@ -120,7 +120,8 @@ class CopyAttempt {
   /// million files without -E cost nothing here).
   void OnFileDone(FileDone d);
 
-  /// A file's name as the user named the destination (host: prefix if remote).
+  /// A file's name as the user named the destination (host: prefix if remote),
+  /// for the JSON report.
   std::string DonePath(const FileDone& d) const;
 
   void Report();

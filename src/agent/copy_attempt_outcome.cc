@@ -6,6 +6,8 @@
 
 #include "agent/interrupt.h"
 #include "agent/report/console.h"
+#include "agent/report/digest_line.h"
+#include "agent/report/progress_format.h"
 
 namespace braid {
 namespace {
@@ -32,12 +34,13 @@ void CopyAttempt::SayPlan(const SinkReady& ready, const TransferParams& params) 
   if (!ready.addresses.empty()) {
     where = "sink listening on " + ready.addresses.front() + " port " + std::to_string(ready.port);
     if (ready.addresses.size() > 1) {
-      where += " (and " + std::to_string(ready.addresses.size() - 1) + " other addresses)";
+      where +=
+          " (and " + CountOf(ready.addresses.size() - 1, "other address", "other addresses") + ")";
     }
   }
-  PrintLine(stderr, "braid: %zu files, %s; %s; %d streams", files_,
+  PrintLine(stderr, "braid: %s, %s; %s; %s", CountOf(files_, "file").c_str(),
             total_ ? FormatBytes(*total_).c_str() : "size unknown", where.c_str(),
-            static_cast<int>(params.streams));
+            CountOf(params.streams, "stream").c_str());
   if (options_.tos >= 0) {
     PrintLine(stderr, "braid: qos: tos 0x%02x", static_cast<unsigned>(options_.tos));
   }
@@ -69,17 +72,16 @@ void CopyAttempt::ReportResume(const SinkReady& ready) {
   if (ready.resume.empty() && ready.failed_blocks == 0) return;
   std::string what;
   if (partial > 0) {
-    what = FormatBytes(ready.kept_bytes) + " kept in " + std::to_string(partial) + " partial file" +
-           (partial == 1 ? "" : "s");
+    what = FormatBytes(ready.kept_bytes) + " kept in " + CountOf(partial, "partial file");
   }
   if (complete > 0) {
     if (!what.empty()) what += ", ";
-    what += std::to_string(complete) + " file" + (complete == 1 ? "" : "s") + " already complete";
+    what += CountOf(complete, "file") + " already complete";
   }
   if (ready.failed_blocks > 0) {
     if (!what.empty()) what += "; ";
-    what += std::to_string(ready.failed_blocks) + " kept block" +
-            (ready.failed_blocks == 1 ? "" : "s") + " failed verification and will be sent again";
+    what +=
+        CountOf(ready.failed_blocks, "kept block") + " failed verification and will be sent again";
   }
   PrintLine(stderr, "braid: resuming %s: %s", DestinationName().c_str(), what.c_str());
 }
@@ -114,6 +116,7 @@ int CopyAttempt::Fail(BraidError error) {
   }
   PrintLine(stderr, "braid: %s", error.what());
   ReportKept();
+  const int exit_code = interrupted ? InterruptExitCode() : ExitCodeFor(error.code());
   if (report_) {
     report_->Finish(Elapsed(), bytes_);
     ReportEnd end;
@@ -124,10 +127,12 @@ int CopyAttempt::Fail(BraidError error) {
     end.blocks_resent = failed_blocks_;
     end.bytes_kept = kept_ ? kept_->bytes : 0;
     end.error = error.what();
+    end.exit_code = exit_code;
+    end.error_code = error.code();
     end.retries = retry_.notes();
     report_->PrintJson(end);
   }
-  return interrupted ? InterruptExitCode() : ExitCodeFor(error.code());
+  return exit_code;
 }
 
 bool CopyAttempt::Resumable() const { return !stream_source_ && !options_.destination.is_stdio(); }
@@ -159,11 +164,9 @@ void CopyAttempt::StopEnds(const BraidError& error, bool interrupted) {
 void CopyAttempt::ReportKept() {
   if (!sink_ || options_.destination.is_stdio()) return;
   if (kept_ && kept_->partial_files > 0) {
-    PrintLine(stderr,
-              "braid: kept %s in %u partial file%s at %s; run the same command again to "
-              "resume",
-              FormatBytes(kept_->bytes).c_str(), kept_->partial_files,
-              kept_->partial_files == 1 ? "" : "s", DestinationName().c_str());
+    PrintLine(stderr, "braid: kept %s in %s at %s; run the same command again to resume",
+              FormatBytes(kept_->bytes).c_str(),
+              CountOf(kept_->partial_files, "partial file").c_str(), DestinationName().c_str());
   } else if (!kept_ && retry_.started() && !options_.remove_partial) {
     // The sink went away without a word once data was flowing: what it
     // journaled (each block as soon as it was written) is still there.
@@ -189,10 +192,11 @@ std::string CopyAttempt::DonePath(const FileDone& d) const {
 void CopyAttempt::Report() {
   // --json owns stdout: one document and nothing else.
   std::FILE* out = options_.destination.is_stdio() || options_.json ? stderr : stdout;
-  // The lines md5sum, sha256sum and xxh128sum print, so `sha256sum -c` checks them.
+  // The lines md5sum, sha256sum and xxh128sum print, so `sha256sum -c` checks
+  // them where the copies are: the name as the sink has it, no host before it.
   // done_files_ holds only files with a digest (OnFileDone).
   for (const auto& d : done_files_) {
-    PrintLine(out, "%s  %s", ToHex(d.sink_digest).c_str(), DonePath(d).c_str());
+    WriteLine(out, DigestLine(ToHex(d.sink_digest), d.final_path));
   }
   std::fflush(out);
   if (options_.verbose > 0 || (progress_ && progress_->active())) {
@@ -202,24 +206,24 @@ void CopyAttempt::Report() {
     std::string resumed;
     if (skipped_bytes_ > 0) resumed = ", " + FormatBytes(skipped_bytes_) + " skipped by resume";
     if (failed_blocks_ > 0) {
-      resumed += ", " + std::to_string(failed_blocks_) + " kept block" +
-                 (failed_blocks_ == 1 ? "" : "s") + " re-sent after failed verification";
+      resumed +=
+          ", " + CountOf(failed_blocks_, "kept block") + " re-sent after failed verification";
     }
     std::string verified;
     if (options_.hash != HashAlgorithm::kNone) {
       verified = ", " + std::string(HashDisplayName(options_.hash)) + " verified";
     }
     if (retry_.retries() > 0) {
-      verified += ", after " + std::to_string(retry_.retries()) +
-                  (retry_.retries() == 1 ? " retry" : " retries");
+      verified +=
+          ", after " + CountOf(static_cast<std::uint64_t>(retry_.retries()), "retry", "retries");
     }
-    std::string over = std::to_string(streams_) + " streams";
+    std::string over = CountOf(streams_, "stream");
     if (options_.streams_auto) {
       over = "up to " + std::to_string(max_active_) + " of " + over + " (-s auto)";
     }
     if (options_.cipher == Cipher::kNone) over += ", unencrypted";  // else sealed: the default
-    PrintLine(stderr, "braid: copied %s in %zu files in %.2f s (%s) over %s%s%s%s",
-              FormatBytes(bytes_).c_str(), files_, secs,
+    PrintLine(stderr, "braid: copied %s in %s in %.2f s (%s) over %s%s%s%s",
+              FormatBytes(bytes_).c_str(), CountOf(files_, "file").c_str(), secs,
               FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(), over.c_str(),
               wire.c_str(), resumed.c_str(), verified.c_str());
   }

@@ -16,6 +16,7 @@
 #include "braid/error.h"
 #include "cli/config_file.h"
 #include "cli/endpoint_parser.h"
+#include "cli/help_format.h"
 #include "cli/qos_parser.h"
 #include "cli/quote.h"
 #include "cli/size_parser.h"
@@ -37,15 +38,18 @@ constexpr std::size_t kMaxCongestionControlName = 15;  ///< TCP_CA_NAME_MAX less
 constexpr char kDescription[] =
     "braid " BRAID_VERSION ": copy files and data sets over many parallel TCP streams.";
 
+/// Wrapped by hand to the help's 80 columns (a unit test holds it to that).
 constexpr char kFooter[] = R"(Each SRC and DST is one of:
-  user@host:path       a path on a remote host, reached over ssh (user@ is optional)
-  user@[v6addr]:path   the same, with an IPv6 address in brackets
-  host:                the remote home directory
-  path                 a local path; a '/' before the first ':' keeps it local (./a:b)
-  -                    stdin as SRC, stdout as DST
-With several sources DST is a directory. A local-to-local copy runs the same protocol
-through a child 'braid --serve' over pipes, exactly as a remote copy would over ssh.
-Between two remote hosts the data goes directly from one to the other.
+  user@host:path      a path on a remote host, reached over ssh (user@ optional)
+  user@[v6addr]:path  the same, with an IPv6 address in brackets
+  host:               the remote home directory
+  path                a local path; a '/' before the first ':' keeps it local
+                      (./a:b)
+  -                   stdin as SRC, stdout as DST
+With several sources DST is a directory. A local-to-local copy runs the same
+protocol through a child 'braid --serve' over pipes, exactly as a remote copy
+would over ssh. Between two remote hosts the data goes directly from one to the
+other.
 
 SIZE values are bytes with an optional K, M, G or T suffix (binary: 1K = 1024),
 e.g. 64K, 16M, 1.5G, 4KiB.
@@ -55,15 +59,6 @@ Examples:
   braid -r run42/ user@dtn.example.org:/data/run42/
   braid siteA:/f siteB:/dir/
   braid /dev/zero /dev/null --size 10G)";
-
-/// CLI11's default usage line would show the positional as "[paths...]".
-class Formatter : public CLI::Formatter {
- public:
-  std::string make_usage(const CLI::App* /*app*/, std::string /*name*/) const override {
-    return "Usage: braid [OPTIONS] SRC... DST\n";
-  }
-  std::string make_positionals(const CLI::App* /*app*/) const override { return ""; }
-};
 
 [[noreturn]] void Fail(const std::string& message) { throw BraidError(ErrorCode::kUsage, message); }
 
@@ -174,6 +169,7 @@ struct RawArgs {
   std::string max_list_bytes;
   bool serve = false;
   bool version = false;
+  bool very_verbose = false;  ///< -V
   bool keep = false;
   bool no_verify_kept = false;
   std::string fsync;
@@ -183,28 +179,14 @@ struct RawArgs {
   std::vector<std::string> paths;
 };
 
-/// Registers every option; flags that need no conversion go straight into `options`.
-void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
-  app.formatter(std::make_shared<Formatter>());
-  app.set_help_flag("-h,--help", "Print this help and exit");
-  // Repeating a single-valued option overrides it, as in most Unix tools.
-  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-
-  app.add_option("-s,--streams", raw.streams,
-                 "Parallel TCP data streams: a fixed count, 1 to 64, or 'auto' or 'auto:MIN-MAX' "
-                 "to let braid pick how many carry data from RTT and throughput (default "
-                 "auto:1-64; auto connects no more streams than the copy has blocks)")
-      ->type_name("N");
-  app.add_option("-w,--window", raw.window,
-                 "Socket buffer size per stream (default: kernel autotuning)")
-      ->type_name("SIZE");
-  app.add_option("-B,--blocksize", raw.block_size, "Block size, 4K to 64M (default 1M)")
-      ->type_name("SIZE");
-  app.add_option("-x,--rate", raw.rate, "Limit the total rate, e.g. 50M (bytes/s) or 800Mbit")
-      ->type_name("RATE");
-  app.add_option("-P,--progress", raw.progress,
-                 "Print a progress line every SEC seconds (default: bar on a TTY)")
-      ->type_name("SEC");
+/// What is copied and how it lands.
+void DefineCopyingOptions(CLI::App& app, RawArgs& raw, Options& options) {
+  app.option_defaults()->group("Copying");
+  app.add_flag("-r,--recursive", options.recursive, "Copy directories recursively");
+  app.add_flag("-L,--follow-symlinks", options.follow_symlinks,
+               "With -r, copy what symbolic links point to instead of the links");
+  app.add_flag("-p,--preserve", options.preserve, "Preserve mode and modification times");
+  app.add_flag("-f,--force", options.force, "Overwrite existing files at the destination");
   // --md5-check is the older spelling, kept so existing scripts and config files work.
   app.add_option("-E,--hash,--md5-check", raw.hash,
                  "Hash each whole file at both ends, compare, and print the lines md5sum, "
@@ -212,53 +194,52 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
                  "instructions) or xxh128 (fastest; not cryptographic)")
       ->type_name("NAME");
   app.add_flag("-e", raw.md5_short, "Same as -E md5");
-  app.add_option("--cipher", raw.cipher,
-                 "Encrypt and authenticate every data block: aes-128-gcm (default), aes-256-gcm, "
-                 "chacha20-poly1305 (CPUs without AES instructions), or none (clear blocks with a "
-                 "checksum, for closed networks)")
-      ->type_name("NAME");
-  app.add_flag("-f,--force", options.force, "Overwrite existing files at the destination");
-  app.add_flag("-r,--recursive", options.recursive, "Copy directories recursively");
-  app.add_flag("-p,--preserve", options.preserve, "Preserve mode and modification times");
-  app.add_option("-T,--remote-cmd", options.remote_command,
-                 "Command that runs braid on remote hosts (default braid)")
-      ->type_name("CMD");
-  app.add_option("-i,--identity", options.identity_files, "ssh private key; repeatable")
-      ->type_name("FILE")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false);  // "-i key src dst" must leave src and dst alone
-  app.add_option("--ssh-port", raw.ssh_port, "ssh port (default: ~/.ssh/config or 22)")
-      ->type_name("N");
-  app.add_option("-S,--ssh-command", options.ssh_command,
-                 "Reach remote hosts with this ssh client instead of libssh2, e.g. 'ssh -J jump'")
-      ->type_name("CMD");
-  app.add_option("--retry", raw.retry,
-                 "Resume by itself up to N times after the network broke a started copy "
-                 "(default 3)")
-      ->type_name("N");
-  app.add_option("--connect-timeout", raw.connect_timeout,
-                 "Fail (exit 3) if an end is not up and answering in SEC s (default 30)")
-      ->type_name("SEC");
+  app.add_option("--size", raw.size, "Bytes to read from a device source such as /dev/zero")
+      ->type_name("SIZE");
+  app.add_flag("-o,--order", options.ordered,
+               "Write blocks in order (automatic for pipes, FIFOs and stdout)");
+  app.add_option("-y,--fsync", raw.fsync,
+                 "What a file's rename waits for: none (not the disk), d (its data, the "
+                 "default), dd (data and directory entries)")
+      ->type_name("none|d|dd");
   app.add_option("--max-entries", raw.max_entries,
                  "Refuse a file list of more than N entries (default 10000000)")
       ->type_name("N");
   app.add_option("--max-list-bytes", raw.max_list_bytes,
                  "Refuse a file list larger than SIZE, names included (default 4G)")
       ->type_name("SIZE");
-  app.add_option("--stall-timeout", raw.stall_timeout,
-                 "Fail (exit 15) when no data moves for SEC seconds; 0 = never (default 120)")
-      ->type_name("SEC");
-  app.add_flag("-v,--verbose", options.verbose, "More detail on stderr; repeatable");
-  app.add_flag("--accept-new-host-key", options.accept_new_host_key,
-               "Trust and remember the key of a host not yet in known_hosts");
-  app.add_option("--size", raw.size, "Bytes to read from a device source such as /dev/zero")
+  app.add_option("-C,--config", options.config_file,
+                 "Default options, one \"option = value\" a line (default "
+                 "~/.config/braid/config)")
+      ->type_name("FILE");
+}
+
+/// How the data moves: streams, sizes, rate, sealing and the network's view of it.
+void DefineNetworkOptions(CLI::App& app, RawArgs& raw, Options& options) {
+  app.option_defaults()->group("Streams and network");
+  app.add_option("-s,--streams", raw.streams,
+                 "Parallel TCP data streams: a fixed count, 1 to 64, or 'auto' or 'auto:MIN-MAX' "
+                 "to let braid pick how many carry data from RTT and throughput (default "
+                 "auto:1-64; auto connects no more streams than the copy has blocks)")
+      ->type_name("N");
+  app.add_flag("--polite", options.polite,
+               "With -s auto (the default): also use fewer streams, and slow down, when the RTT "
+               "rises above its floor, so the copy yields to other traffic");
+  app.add_option("-w,--window", raw.window,
+                 "Socket buffer size per stream (default: kernel autotuning)")
       ->type_name("SIZE");
+  app.add_option("-B,--blocksize", raw.block_size, "Block size, 4K to 64M (default 1M)")
+      ->type_name("SIZE");
+  app.add_option("-x,--rate", raw.rate, "Limit the total rate, e.g. 50M (bytes/s) or 800Mbit")
+      ->type_name("RATE");
   app.add_flag("-c,--compress{1}", raw.compress,
-               "Compress blocks with zlib; --compress=LEVEL picks 1-9 (default 1)");
-  app.add_flag("-o,--order", options.ordered,
-               "Write blocks in order (automatic for pipes, FIFOs and stdout)");
-  app.add_flag("-L,--follow-symlinks", options.follow_symlinks,
-               "With -r, copy what symbolic links point to instead of the links");
+               "Compress blocks with zlib; --compress=N picks the level, 1-9 (default 1)")
+      ->option_text("[=N]");
+  app.add_option("--cipher", raw.cipher,
+                 "Encrypt and authenticate every data block: aes-128-gcm (default), aes-256-gcm, "
+                 "chacha20-poly1305 (CPUs without AES instructions), or none (clear blocks with a "
+                 "checksum, for closed networks)")
+      ->type_name("NAME");
   app.add_option("-q,--qos", raw.qos,
                  "Mark data packets: 0-255, 0xNN, qbss, le, ef, af11..af43, cs0..cs7")
       ->type_name("VALUE");
@@ -268,26 +249,29 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("--data-host", raw.data_host,
                  "Numeric IPv4 or IPv6 address the receiving end listens on for data")
       ->type_name("ADDR");
-  app.add_option("-C,--config", options.config_file,
-                 "Default options, one \"option = value\" a line (default ~/.config/braid/config)")
-      ->type_name("FILE");
-  app.add_flag(
-      "--json", options.json,
-      "Print one JSON report on stdout at the end (iperf3-like; digest lines go to stderr)");
-  app.add_option("--report-csv", options.report_csv,
-                 "Write a CSV row per stream per interval (-P SEC, default 1 s) to FILE")
-      ->type_name("FILE");
   app.add_flag("-z,--reverse", options.reverse,
                "The source listens and the sink connects (for a sink that cannot accept "
                "inbound connections)");
   app.add_option("-Z,--port-range", raw.port_range,
-                 "Listen for data only on ports A:B (for firewalls that open a range)");
+                 "Listen for data only on ports A to B (for firewalls that open a range)")
+      ->type_name("A:B");
   app.add_flag("-4,--ipv4", raw.ipv4, "Data streams over IPv4 only");
   app.add_flag("-6,--ipv6", raw.ipv6, "Data streams over IPv6 only");
-  app.add_flag(
-      "--polite", options.polite,
-      "With -s auto (the default): also use fewer streams, and slow down, when the RTT rises above "
-      "its floor, so the copy yields to other traffic");
+  app.add_option("--connect-timeout", raw.connect_timeout,
+                 "Fail (exit 3) if an end is not up and answering within SEC seconds (default 30)")
+      ->type_name("SEC");
+  app.add_option("--stall-timeout", raw.stall_timeout,
+                 "Fail (exit 15) when no data moves for SEC seconds; 0 = never (default 120)")
+      ->type_name("SEC");
+}
+
+/// What a broken copy leaves, and how the next run uses it.
+void DefineResumeOptions(CLI::App& app, RawArgs& raw, Options& options) {
+  app.option_defaults()->group("Resume");
+  app.add_option("--retry", raw.retry,
+                 "Resume by itself up to N times after the network broke a started copy "
+                 "(default 3)")
+      ->type_name("N");
   app.add_flag("-a,--append", options.append,
                "Resume an earlier broken copy; fail if there is none (resuming is the default)");
   app.add_flag("--no-resume", options.no_resume,
@@ -297,18 +281,62 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_flag("-k,--keep", raw.keep, "Keep partial files on failure (the default; for bbcp)");
   app.add_flag("--remove-partial", options.remove_partial,
                "On failure, delete partial files and journals instead of keeping them");
-  app.add_option("-y,--fsync", raw.fsync,
-                 "What a file's rename waits for: none (not the disk), d (its data, the "
-                 "default), dd (data and directory entries)")
-      ->type_name("none|d|dd");
-  app.add_flag("--version", raw.version, "Print the version and exit");
+}
+
+/// What braid says, and where.
+void DefineOutputOptions(CLI::App& app, RawArgs& raw, Options& options) {
+  app.option_defaults()->group("Output");
+  app.add_flag("-v,--verbose", options.verbose, "More detail on stderr; repeatable (-vv)");
+  app.add_flag("-V", raw.very_verbose, "Very verbose, as -vv (bbcp's -V)");
+  app.add_option("-P,--progress", raw.progress,
+                 "Print a progress line every SEC seconds (default: bar on a TTY)")
+      ->type_name("SEC");
+  app.add_flag("--json", options.json,
+               "Print one JSON report on stdout at the end (iperf3-like; digest lines go to "
+               "stderr)");
+  app.add_option("--report-csv", options.report_csv,
+                 "Write a CSV row per stream per interval (-P SEC, default 1 s) to FILE")
+      ->type_name("FILE");
+  app.add_flag("--version", raw.version,
+               "Print the version, the protocol version and the libraries' versions, and exit");
+}
+
+/// How remote hosts are reached.
+void DefineSshOptions(CLI::App& app, RawArgs& raw, Options& options) {
+  app.option_defaults()->group("ssh");
+  app.add_option("-T,--remote-cmd", options.remote_command,
+                 "Command that runs braid on remote hosts (default braid)")
+      ->type_name("CMD");
+  app.add_option("-S,--ssh-command", options.ssh_command,
+                 "Reach remote hosts with this ssh client instead of libssh2, e.g. 'ssh -J jump'")
+      ->type_name("CMD");
+  app.add_option("-i,--identity", options.identity_files, "ssh private key; repeatable")
+      ->type_name("FILE")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);  // "-i key src dst" must leave src and dst alone
+  app.add_option("--ssh-port", raw.ssh_port, "ssh port (default: ~/.ssh/config or 22)")
+      ->type_name("N");
+  app.add_flag("--accept-new-host-key", options.accept_new_host_key,
+               "Trust and remember the key of a host not yet in known_hosts");
+}
+
+/// Registers every option, in --help's sections (cli/help_format.h); flags
+/// that need no conversion go straight into `options`.
+void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
+  app.formatter(MakeHelpFormatter());
+  app.set_help_flag("-h,--help", "Print this help and exit")->group("Output");
+  // Repeating a single-valued option overrides it, as in most Unix tools.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  DefineCopyingOptions(app, raw, options);
+  DefineNetworkOptions(app, raw, options);
+  DefineResumeOptions(app, raw, options);
+  DefineOutputOptions(app, raw, options);
+  DefineSshOptions(app, raw, options);
 
   // Hidden: how the agent starts the far end of a transfer.
-  auto* serve = app.add_flag("--serve", raw.serve, "Serve the control protocol")->group("");
-  app.add_option("--serve-fd", raw.serve_fd, "Control protocol on this fd")
-      ->group("")
-      ->needs(serve);
-
+  app.option_defaults()->group("");
+  auto* serve = app.add_flag("--serve", raw.serve, "Serve the control protocol");
+  app.add_option("--serve-fd", raw.serve_fd, "Control protocol on this fd")->needs(serve);
   app.add_option("paths", raw.paths, "SRC... DST")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.description(kDescription);
@@ -505,10 +533,10 @@ CommandLine ParseArgs(const std::vector<std::string>& in_order, std::ostream& ou
     Fail("a flag's value is out of range: give a small number (--compress=9) or true/false");
   }
   if (raw.version) {
-    out << "braid " BRAID_VERSION "\n";
-    result.mode = CommandLine::Mode::kExit;
+    result.mode = CommandLine::Mode::kVersion;  // main prints it: the libraries are not ours
     return result;
   }
+  if (raw.very_verbose) result.options.verbose += 2;
 
   ApplyRaw(app, raw, result.options);
   if (app.count("--config") > 0 && result.options.config_file.empty()) {

@@ -6,6 +6,7 @@
 #include "launch/local_server.h"
 #include "launch/ssh_command_server.h"
 #include "security/ssh/ssh_connection.h"
+#include "security/ssh/ssh_version.h"
 
 namespace braid {
 
@@ -25,6 +26,8 @@ std::vector<std::string> ServeArgs(const ListLimits& limits) {
 }
 
 }  // namespace
+
+std::string SshLibraryVersion() { return Libssh2Version(); }
 
 LaunchedServer ProcessServerLauncher::Launch(Side /*side*/, const Endpoint& endpoint,
                                              const Options& options, StderrSink on_stderr) {

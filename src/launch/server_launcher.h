@@ -13,6 +13,10 @@
 
 namespace braid {
 
+/// The libssh2 the launcher reaches remote hosts with ("1.10.0"), for
+/// `braid --version`: the agent sees libssh2 only through launch.
+std::string SshLibraryVersion();
+
 /// Which end of the copy a server is for.
 enum class Side { kSource = 0, kSink = 1 };
 

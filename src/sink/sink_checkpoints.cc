@@ -49,8 +49,8 @@ void SinkCheckpoints::Stop() {
   cv_.notify_all();
 }
 
-std::optional<Kept> SinkCheckpoints::KeepPartials() {
-  if (files_.plan().mode == TargetPlan::Mode::kStream) return std::nullopt;
+Kept SinkCheckpoints::KeepPartials() {
+  if (files_.plan().mode == TargetPlan::Mode::kStream) return Kept{};
   if (keep_partial_) {
     // What reached the disk since the last checkpoint counts too. A failing
     // disk may refuse this; the journal then keeps what it had.

@@ -37,8 +37,10 @@ class SinkCheckpoints {
   void Stop();
   /// After a failure, with every other thread joined: journals what is on
   /// disk, keeps the partial files a re-run can resume (with -k) and removes
-  /// the rest. nullopt for a stream target (nothing is kept).
-  std::optional<Kept> KeepPartials();
+  /// the rest. A stream target (stdout, a FIFO, /dev/null) keeps nothing, and
+  /// says so with an empty Kept: silence would leave the agent guessing that
+  /// a journal survived.
+  Kept KeepPartials();
 
  private:
   /// The checkpointer's file-system steps on the real partial files and journals.

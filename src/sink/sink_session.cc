@@ -157,8 +157,8 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   s.ReceiveAll(callbacks, state_);
   if (auto e = state_.error()) {
     s.CloseStreams();
-    std::optional<Kept> kept = s.checkpoints->KeepPartials();
-    if (kept && callbacks.kept) callbacks.kept(*kept);
+    Kept kept = s.checkpoints->KeepPartials();
+    if (callbacks.kept) callbacks.kept(kept);
     throw *e;
   }
   s.files->FinishDirectories();

@@ -26,6 +26,14 @@ ProgressSnapshot Typical() {
                   790.1e6);
 }
 
+TEST(ProgressFormatTest, CountOfIsSingularForOneOnly) {
+  EXPECT_EQ(CountOf(1, "file"), "1 file");
+  EXPECT_EQ(CountOf(0, "file"), "0 files");
+  EXPECT_EQ(CountOf(2, "partial file"), "2 partial files");
+  EXPECT_EQ(CountOf(1, "retry", "retries"), "1 retry");
+  EXPECT_EQ(CountOf(3, "retry", "retries"), "3 retries");
+}
+
 TEST(ProgressFormatTest, FormatBytes) {
   EXPECT_EQ(FormatBytes(0), "0 B");
   EXPECT_EQ(FormatBytes(512), "512 B");

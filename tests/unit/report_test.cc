@@ -201,6 +201,7 @@ TEST(IntervalRecorderTest, ANonPositiveIntervalFallsBackToOneSecond) {
 ReportHeader SampleHeader() {
   Options o;
   o.streams = 8;
+  o.streams_auto = false;
   o.block_size = 4u << 20;
   o.window = 16u << 20;
   o.hash = HashAlgorithm::kSha256;
@@ -291,6 +292,53 @@ TEST(JsonReportTest, IsValidJsonWithTheDocumentedKeys) {
   EXPECT_EQ(end["streams"].array[1]["retransmits"].number, 3);
   EXPECT_EQ(end["streams"].array[1]["max_rtt_us"].number, 130);
   EXPECT_EQ(end["streams"].array[1]["min_rtt_us"].number, 95);
+}
+
+TEST(JsonReportTest, AnIntervalListsOnlyTheStreamsThatCarriedData) {
+  ReportInterval iv{0, 1, 700, {{0, 600, 100, 10, 0}, {1, 0, 120, 12, 0}, {5, 100, 90, 9, 2}}};
+  JsonValue v = JsonReader::Parse(FormatJsonReport(SampleHeader(), {iv}, SampleEnd()));
+  const JsonValue& streams = v["intervals"].array.at(0)["streams"];
+  ASSERT_EQ(streams.array.size(), 2u);
+  EXPECT_EQ(streams.array[0]["index"].number, 0);
+  EXPECT_EQ(streams.array[1]["index"].number, 5);
+  EXPECT_EQ(streams.array[1]["retransmits"].number, 2);
+  // An interval in which no stream sent anything has an empty list.
+  ReportInterval idle{1, 2, 0, {{0, 0, 100, 10, 0}}};
+  v = JsonReader::Parse(FormatJsonReport(SampleHeader(), {idle}, SampleEnd()));
+  EXPECT_TRUE(v["intervals"].array.at(0)["streams"].array.empty());
+}
+
+TEST(JsonReportTest, StreamsAreReportedAsChosen) {
+  Options o;
+  o.sources.push_back(Endpoint{"", "", "a"});
+  o.destination.path = "b";
+  ASSERT_TRUE(o.streams_auto);  // the default: -s auto:1-64
+  JsonValue v = JsonReader::Parse(FormatJsonReport(MakeReportHeader(o, "1", 0), {}, {}));
+  EXPECT_EQ(v["start"]["options"]["streams"].string, "auto:1-64");
+  o.streams_min = 3;
+  o.streams = 16;
+  v = JsonReader::Parse(FormatJsonReport(MakeReportHeader(o, "1", 0), {}, {}));
+  EXPECT_EQ(v["start"]["options"]["streams"].string, "auto:3-16");
+  o.streams_auto = false;
+  o.streams = 4;
+  v = JsonReader::Parse(FormatJsonReport(MakeReportHeader(o, "1", 0), {}, {}));
+  EXPECT_EQ(v["start"]["options"]["streams"].type, JsonValue::Type::kNumber);
+  EXPECT_EQ(v["start"]["options"]["streams"].number, 4);
+}
+
+TEST(JsonReportTest, EndCarriesTheExitAndErrorCodes) {
+  JsonValue ok = JsonReader::Parse(FormatJsonReport(SampleHeader(), {}, SampleEnd()));
+  EXPECT_EQ(ok["end"]["exit_code"].number, 0);
+  EXPECT_EQ(ok["end"]["error_code"].number, 0);
+  EXPECT_EQ(ok["end"]["error_name"].string, "ok");
+  ReportEnd e = SampleEnd();
+  e.error = "dst: No space left on device";
+  e.exit_code = ExitCodeFor(ErrorCode::kDiskFull);
+  e.error_code = ErrorCode::kDiskFull;
+  JsonValue v = JsonReader::Parse(FormatJsonReport(SampleHeader(), {}, e));
+  EXPECT_EQ(v["end"]["exit_code"].number, 9);
+  EXPECT_EQ(v["end"]["error_code"].number, 10);
+  EXPECT_EQ(v["end"]["error_name"].string, "disk-full");
 }
 
 TEST(JsonReportTest, UnsetOptionsAreNullAndAnErrorIsReported) {

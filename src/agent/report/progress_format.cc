@@ -141,6 +141,13 @@ std::string PadTo(std::string text, std::size_t width) {
 
 }  // namespace
 
+std::string CountOf(std::uint64_t n, std::string_view singular, std::string_view plural) {
+  std::string out = std::to_string(n) + " ";
+  if (n == 1) return out.append(singular);
+  if (!plural.empty()) return out.append(plural);
+  return out.append(singular) + "s";
+}
+
 std::string FormatBytes(std::uint64_t bytes) {
   static constexpr std::array<const char*, 6> kUnits = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   if (bytes < 1024) {

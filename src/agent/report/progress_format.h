@@ -6,6 +6,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace braid {
 
@@ -28,6 +29,10 @@ std::string FormatProgressLine(const ProgressSnapshot& snapshot);
 /// bouncing marker driven by elapsed_s and the elapsed time instead of an ETA. Widths <= 0
 /// give ""; widths above 4096 are treated as 4096.
 std::string FormatProgressBar(const ProgressSnapshot& snapshot, int terminal_width);
+
+/// A count and its noun, singular for exactly one: "1 file", "0 files", "3 streams";
+/// `plural` for nouns that do not just add an s ("1 retry", "2 retries").
+std::string CountOf(std::uint64_t n, std::string_view singular, std::string_view plural = {});
 
 /// Binary units, two decimals: "512 B", "1.23 GiB", "16.00 EiB".
 std::string FormatBytes(std::uint64_t bytes);

@@ -31,15 +31,23 @@ double Rate(std::uint64_t bytes, double seconds) {
 
 const char* Bool(bool b) { return b ? "true" : "false"; }
 
+/// -s as chosen: a number for -s N, "auto:MIN-MAX" for -s auto.
+std::string StreamsJson(const ReportHeader& h) {
+  if (!h.streams_auto) return std::to_string(h.streams);
+  return "\"auto:" + std::to_string(h.streams_min) + "-" + std::to_string(h.streams) + "\"";
+}
+
 std::string IntervalJson(const ReportInterval& iv) {
   std::string out =
       "{\"start\": " + JsonNumber(iv.start, 6) + ", \"end\": " + JsonNumber(iv.end, 6) +
       ", \"seconds\": " + JsonNumber(iv.seconds(), 6) + ", \"bytes\": " + std::to_string(iv.bytes) +
       ", \"bits_per_second\": " + JsonNumber(8 * Rate(iv.bytes, iv.seconds()), 3) +
       ", \"active_streams\": " + std::to_string(iv.active_streams) + ", \"streams\": [";
-  for (std::size_t i = 0; i < iv.streams.size(); ++i) {
-    const IntervalStream& s = iv.streams[i];
-    out += (i == 0 ? "" : ", ");
+  bool first = true;
+  for (const IntervalStream& s : iv.streams) {
+    if (s.bytes == 0) continue;  // idle in this interval: its TCP state says nothing new
+    out += first ? "" : ", ";
+    first = false;
     out += "{\"index\": " + std::to_string(s.index) + ", \"bytes\": " + std::to_string(s.bytes) +
            ", \"rtt_us\": " + std::to_string(s.rtt_us) + ", \"cwnd\": " + std::to_string(s.cwnd) +
            ", \"retransmits\": " + std::to_string(s.retransmits) + "}";
@@ -114,6 +122,8 @@ ReportHeader MakeReportHeader(const Options& options, std::string version, doubl
   h.version = std::move(version);
   h.unix_time = unix_time;
   h.streams = options.streams;
+  h.streams_auto = options.streams_auto;
+  h.streams_min = options.streams_min;
   h.block_size = options.block_size;
   h.window = options.window;
   h.hash = options.hash;
@@ -201,8 +211,7 @@ std::string FormatJsonReport(const ReportHeader& h, const std::vector<ReportInte
       "{\n  \"start\": {\"version\": " + JsonQuote(h.version) +
       ", \"timestamp\": " + JsonQuote(Timestamp(h.unix_time)) +
       ", \"timesecs\": " + JsonNumber(h.unix_time, 3) + ",\n    \"options\": {" +
-      "\"streams\": " + std::to_string(h.streams) +
-      ", \"block_size\": " + std::to_string(h.block_size) +
+      "\"streams\": " + StreamsJson(h) + ", \"block_size\": " + std::to_string(h.block_size) +
       ", \"window\": " + std::to_string(h.window) +
       ", \"hash\": " + (h.hash == HashAlgorithm::kNone ? "null" : JsonQuote(HashName(h.hash))) +
       ", \"rate\": " + std::to_string(h.rate) +
@@ -226,6 +235,9 @@ std::string FormatJsonReport(const ReportHeader& h, const std::vector<ReportInte
          ", \"hash_verified\": " + Bool(e.hash_verified) +
          ", \"bytes_skipped\": " + std::to_string(e.bytes_skipped) +
          ", \"blocks_resent\": " + std::to_string(e.blocks_resent) +
+         ", \"exit_code\": " + std::to_string(e.exit_code) +
+         ", \"error_code\": " + std::to_string(static_cast<int>(e.error_code)) +
+         ", \"error_name\": " + JsonQuote(ErrorName(e.error_code)) +
          (e.error.empty() ? "" : ", \"bytes_kept\": " + std::to_string(e.bytes_kept)) +
          ",\n    \"streams\": [";
   for (std::size_t i = 0; i < e.streams.size(); ++i) {

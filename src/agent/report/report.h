@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "braid/error.h"
 #include "braid/options.h"
 #include "proto/control_message.h"
 
@@ -88,8 +89,10 @@ class IntervalRecorder {
 /// The "start" object: what was asked for.
 struct ReportHeader {
   std::string version;
-  double unix_time = 0;  ///< when the data started; aligns reports of staggered flows
-  int streams = 0;
+  double unix_time = 0;       ///< when the data started; aligns reports of staggered flows
+  int streams = 0;            ///< -s N, or with streams_auto the most
+  bool streams_auto = false;  ///< -s auto[:MIN-MAX]: JSON says "auto:MIN-MAX"
+  int streams_min = 1;        ///< -s auto:MIN-MAX
   std::uint32_t block_size = 0;
   std::uint64_t window = 0;                   ///< 0: kernel autotuning
   HashAlgorithm hash = HashAlgorithm::kNone;  ///< -E; kNone: null in JSON
@@ -116,7 +119,7 @@ struct ReportEnd {
   std::uint64_t files = 0;
   std::uint16_t streams_used = 0;
   bool hash_verified = false;  ///< every file's -E digest matched
-  /// Each verified file's digest, as its line on stderr says it.
+  /// Each verified file's digest; the path has the host before it for a remote sink.
   struct Digest {
     std::string path;
     HashAlgorithm algorithm = HashAlgorithm::kNone;
@@ -128,7 +131,9 @@ struct ReportEnd {
   std::uint64_t bytes_kept = 0;     ///< on failure: what a re-run will not send again
   std::vector<StreamTotals> streams;
   std::string error;  ///< why the copy failed; empty on success (then no "error" key)
-  std::vector<ReportRetry> retries;  ///< the attempts before this one that failed
+  int exit_code = 0;  ///< what braid exits with
+  ErrorCode error_code = ErrorCode::kOk;  ///< the numbered code (docs/errors.md)
+  std::vector<ReportRetry> retries;       ///< the attempts before this one that failed
 };
 
 /// `text` as a JSON string literal, quotes included. Control characters are
@@ -140,7 +145,9 @@ std::string JsonQuote(std::string_view text);
 std::string JsonNumber(double value, int decimals);
 
 /// The whole --json document, newline-terminated:
-/// {"start": {...}, "intervals": [...], "end": {...}}.
+/// {"start": {...}, "intervals": [...], "end": {...}}. An interval lists only
+/// the streams that carried data in it (with -s auto most of 64 may be idle);
+/// "end" lists every stream once.
 std::string FormatJsonReport(const ReportHeader& header,
                              const std::vector<ReportInterval>& intervals, const ReportEnd& end);
 
