@@ -186,7 +186,9 @@ void DefineCopyingOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_flag("-L,--follow-symlinks", options.follow_symlinks,
                "With -r, copy what symbolic links point to instead of the links");
   app.add_flag("-p,--preserve", options.preserve, "Preserve mode and modification times");
-  app.add_flag("-f,--force", options.force, "Overwrite existing files at the destination");
+  app.add_flag("-f,--force", options.force,
+               "Also replace what is not a regular file (a link where a file goes) and copy "
+               "complete files again; a file that differs is replaced without it");
   // --md5-check is the older spelling, kept so existing scripts and config files work.
   app.add_option("-E,--hash,--md5-check", raw.hash,
                  "Hash each whole file at both ends, compare, and print the lines md5sum, "
