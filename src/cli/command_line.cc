@@ -612,6 +612,27 @@ std::vector<std::string> ConfigArguments(const std::string& path, const std::str
   return args;
 }
 
+/// bbcp's `-c 5` and `-c5` are level 5; CLI11 would read the 5 as a source
+/// (or as a flag -5), since -c's level is optional. A file named 5 is `./5`.
+std::vector<std::string> SpellCompressLevels(const std::vector<std::string>& in) {
+  auto level = [](const std::string& s) { return s.size() == 1 && s[0] >= '1' && s[0] <= '9'; };
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == "--") {
+      out.insert(out.end(), in.begin() + static_cast<std::ptrdiff_t>(i), in.end());
+      break;
+    }
+    if (in[i] == "-c" && i + 1 < in.size() && level(in[i + 1])) {
+      out.push_back("--compress=" + in[++i]);
+    } else if (in[i].size() == 3 && in[i].rfind("-c", 0) == 0 && level(in[i].substr(2))) {
+      out.push_back("--compress=" + in[i].substr(2));
+    } else {
+      out.push_back(in[i]);
+    }
+  }
+  return out;
+}
+
 /// The command line on top of the config file: the file's settings come first,
 /// less those the command line gives itself.
 CommandLine Parse(int argc, const char* const* argv, std::ostream& out) {
@@ -621,6 +642,7 @@ CommandLine Parse(int argc, const char* const* argv, std::ostream& out) {
       args.emplace_back(argv[i]);
     }
   }
+  args = SpellCompressLevels(args);
   // Parsed alone first: it names the config file, and a server (which takes its
   // settings from the agent) or --help must not depend on a file.
   CommandLine result = ParseArgs(args, out);

@@ -525,3 +525,29 @@ TEST(CommandLineTest, FsyncPolicy) {
 
 }  // namespace
 }  // namespace braid
+
+namespace braid {
+namespace {
+
+TEST(CommandLineTest, CompressLevelAsBbcpWritesIt) {
+  // bbcp's -c 5 and -c5 are level 5, not a source named 5 or a flag -5.
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"-c", "5", "src", "dst"},
+                                               {"-c5", "src", "dst"},
+                                               {"--compress=5", "src", "dst"}}) {
+    CommandLine c = Parse(args);
+    EXPECT_EQ(c.options.compress_level, 5) << args[0];
+    ASSERT_EQ(c.options.sources.size(), 1u) << args[0];
+    EXPECT_EQ(c.options.sources[0].path, "src");
+  }
+  EXPECT_EQ(Parse({"-c", "src", "dst"}).options.compress_level, 1);
+  // A file named 5 is ./5; after -- every word is a path.
+  CommandLine named = Parse({"-c", "./5", "dst"});
+  EXPECT_EQ(named.options.compress_level, 1);
+  EXPECT_EQ(named.options.sources[0].path, "./5");
+  CommandLine after = Parse({"--", "-c5", "dst"});
+  EXPECT_EQ(after.options.compress_level, Parse({"src", "dst"}).options.compress_level);
+  EXPECT_EQ(after.options.sources[0].path, "-c5");
+}
+
+}  // namespace
+}  // namespace braid
