@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -395,6 +396,16 @@ std::vector<std::string> LostToAKill(FakeFs& fs, const Outcome& outcome) {
   return lost;
 }
 
+/// How many file-system operations the script makes when nothing fails, with
+/// the journaler `make(fs)` builds: the crash-point loops try each of them.
+template <typename Make>
+int CleanRunOps(Make make) {
+  FakeFs fs;
+  auto journaler = make(fs);
+  EXPECT_FALSE(RunScript(fs, *journaler).crashed);
+  return fs.ops();
+}
+
 struct CrashCase {
   FailMode mode;
   std::ptrdiff_t tear;
@@ -442,13 +453,7 @@ TEST(CheckpointerTest, ScriptWithoutFailuresJournalsEverything) {
 }
 
 TEST(CheckpointerTest, EveryCrashPointLeavesOnlyDurableRecords) {
-  int total = 0;
-  {
-    FakeFs fs;
-    Checkpointer cp(fs);
-    ASSERT_FALSE(RunScript(fs, cp).crashed);
-    total = fs.ops();
-  }
+  const int total = CleanRunOps([](FakeFs& fs) { return std::make_unique<Checkpointer>(fs); });
   ASSERT_GT(total, 10);
   int crashes = 0;
   for (int k = 0; k < total; ++k) {
@@ -512,13 +517,8 @@ class AppendFirstJournaler {
 TEST(CheckpointerTest, CrashHarnessCatchesJournalingBeforeSyncing) {
   // The crash-point test above is only as good as its recovery check: the
   // same harness must catch a journaler that appends before it syncs.
-  int total = 0;
-  {
-    FakeFs fs;
-    AppendFirstJournaler j(fs);
-    ASSERT_FALSE(RunScript(fs, j).crashed);
-    total = fs.ops();
-  }
+  const int total =
+      CleanRunOps([](FakeFs& fs) { return std::make_unique<AppendFirstJournaler>(fs); });
   int caught = 0;
   for (int k = 0; k < total; ++k) {
     FakeFs fs;
@@ -565,13 +565,8 @@ TEST(CheckpointerTest, UnsyncedRecordsFollowEveryWrite) {
 }
 
 TEST(CheckpointerTest, EveryCrashPointWithUnsyncedRecordsLosesNothingWritten) {
-  int total = 0;
-  {
-    FakeFs fs;
-    Checkpointer cp(fs, true);
-    ASSERT_FALSE(RunScript(fs, cp).crashed);
-    total = fs.ops();
-  }
+  const int total =
+      CleanRunOps([](FakeFs& fs) { return std::make_unique<Checkpointer>(fs, true); });
   ASSERT_GT(total, 30);
   for (int k = 0; k < total; ++k) {
     for (const CrashCase& c : CrashCases()) {
@@ -598,13 +593,7 @@ TEST(CheckpointerTest, EveryCrashPointWithUnsyncedRecordsLosesNothingWritten) {
 TEST(CheckpointerTest, KillHarnessCatchesCheckpointsAlone) {
   // Without unsynced records a kill loses the blocks since the last run: the
   // kill check above must see that, or it proves nothing.
-  int total = 0;
-  {
-    FakeFs fs;
-    Checkpointer cp(fs);
-    ASSERT_FALSE(RunScript(fs, cp).crashed);
-    total = fs.ops();
-  }
+  const int total = CleanRunOps([](FakeFs& fs) { return std::make_unique<Checkpointer>(fs); });
   int caught = 0;
   for (int k = 0; k < total; ++k) {
     FakeFs fs;
