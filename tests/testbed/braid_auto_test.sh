@@ -8,8 +8,7 @@ source "$(dirname "$0")/lib.sh"
 
 if [[ ${1:-} != inside ]]; then
   require python3
-  [[ -n ${BRAID:-} && -x ${BRAID:-} ]] || skip "set BRAID to a built braid binary (ctest does)"
-  [[ -x /usr/sbin/sshd ]] || skip "sshd is not installed (apt-get install -y openssh-server)"
+  require_braid_testbed
   exec "$TESTBED" run --braid "$BRAID" --rate 500M --rtt 50ms --loss 0.01% -- "$0" inside
 fi
 

@@ -13,8 +13,7 @@ source "$(dirname "$0")/lib.sh"
 readonly PROBE_S=6 WARMUP_S=4
 if [[ ${1:-} != inside ]]; then
   require ping python3
-  [[ -n ${BRAID:-} && -x ${BRAID:-} ]] || skip "set BRAID to a built braid binary (ctest does)"
-  [[ -x /usr/sbin/sshd ]] || skip "sshd is not installed (apt-get install -y openssh-server)"
+  require_braid_testbed
   exec "$TESTBED" run --braid "$BRAID" --rate 100M --rtt 1ms --queue 125000 --classes \
     --wanem-opt=--no-offload -- "$0" inside
 fi

@@ -28,6 +28,13 @@ require() {
   done
 }
 
+# require_braid_testbed: skips unless ctest gave a built braid ($BRAID) and
+# sshd is installed: what every testbed that runs braid over ssh needs.
+require_braid_testbed() {
+  [[ -n ${BRAID:-} && -x ${BRAID:-} ]] || skip "set BRAID to a built braid binary (ctest does)"
+  [[ -x /usr/sbin/sshd ]] || skip "sshd is not installed (apt-get install -y openssh-server)"
+}
+
 cleanup_background() {
   local pid
   for pid in "${BG_PIDS[@]+"${BG_PIDS[@]}"}"; do kill "$pid" 2>/dev/null || true; done

@@ -11,8 +11,7 @@ source "$(dirname "$0")/lib.sh"
 
 if [[ ${1:-} != inside ]]; then
   require cmp nft python3
-  [[ -n ${BRAID:-} && -x ${BRAID:-} ]] || skip "set BRAID to a built braid binary (ctest does)"
-  [[ -x /usr/sbin/sshd ]] || skip "sshd is not installed (apt-get install -y openssh-server)"
+  require_braid_testbed
   exec "$TESTBED" run --hosts 3 --braid "$BRAID" --rate 1G --rtt 2ms --mtu 9000 -- "$0" inside
 fi
 

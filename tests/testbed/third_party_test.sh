@@ -6,8 +6,7 @@ source "$(dirname "$0")/lib.sh"
 
 if [[ ${1:-} != inside ]]; then
   require cmp
-  [[ -n ${BRAID:-} && -x ${BRAID:-} ]] || skip "set BRAID to a built braid binary (ctest does)"
-  [[ -x /usr/sbin/sshd ]] || skip "sshd is not installed (apt-get install -y openssh-server)"
+  require_braid_testbed
   exec "$TESTBED" run --hosts 3 --braid "$BRAID" --rate 500M --rtt 20ms -- "$0" inside
 fi
 
