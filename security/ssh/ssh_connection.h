@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,8 +21,10 @@ struct SshTarget {
   bool accept_new_host_key = false;         ///< record an unknown (never a changed) key
   std::string home;                         ///< $HOME, else the passwd entry
   /// Bounds the TCP connect and, separately, each step of the ssh setup
-  /// (handshake, host key, authentication).
-  std::chrono::milliseconds connect_timeout{30000};
+  /// (handshake, host key, authentication). nullopt (--connect-timeout not
+  /// given): the config's ConnectTimeout, else 30 s.
+  std::optional<std::chrono::milliseconds> connect_timeout;
+  int verbose = 0;  ///< -v: say which config settings braid reads differently from ssh
 };
 
 class SshConnection {

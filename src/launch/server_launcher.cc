@@ -33,21 +33,22 @@ LaunchedServer ProcessServerLauncher::Launch(Side /*side*/, const Endpoint& endp
   // -T is a command line the user wrote for the remote shell, used as is.
   std::string command = options.remote_command + " --serve";
   for (const std::string& arg : serve_args) command += " " + arg;  // digits and option names
-  if (!options.ssh_command.empty()) {
-    // -S: the user's own ssh client, with everything in their ssh setup.
-    auto channel =
-        SpawnSshCommand({options.ssh_command, endpoint.host, endpoint.user, options.ssh_port,
-                         options.identity_files, options.accept_new_host_key, command},
-                        std::move(on_stderr));
-    return {std::move(channel), command};
-  }
   SshTarget target;
   target.host = endpoint.host;
   target.user = endpoint.user;
   target.port = options.ssh_port;
   target.identity_files = options.identity_files;
   target.accept_new_host_key = options.accept_new_host_key;
-  target.connect_timeout = options.connect_timeout_ms();
+  if (options.connect_timeout > 0) target.connect_timeout = options.connect_timeout_ms();
+  target.verbose = options.verbose;
+  // -S: the user's own ssh client, with everything in their ssh setup.
+  const std::string& ssh_command = options.ssh_command;
+  if (!ssh_command.empty()) {
+    auto channel = SpawnSshCommand({ssh_command, endpoint.host, endpoint.user, options.ssh_port,
+                                    options.identity_files, options.accept_new_host_key, command},
+                                   std::move(on_stderr));
+    return {std::move(channel), command};
+  }
   std::unique_ptr<SshConnection> ssh = SshConnection::Open(target);
   return {ssh->Exec(command, std::move(on_stderr)), command};
 }
