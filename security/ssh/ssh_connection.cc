@@ -182,6 +182,21 @@ class Libssh2Connection : public SshConnection {
 
 }  // namespace
 
+SystemSshNeed NeedsSystemSsh(const SshTarget& target) {
+  SystemSshNeed need;
+  if (target.host.empty()) return need;
+  const PasswdEntry me = CurrentPasswdEntry();
+  std::string home = !target.home.empty() ? target.home : Getenv("HOME");
+  if (home.empty()) home = me.home;
+  const std::string local_user = !me.name.empty() ? me.name : Getenv("USER");
+  need.keyword = LoadSshHostConfig(target.host, {home, local_user, nullptr}).proxy_keyword;
+  const std::string config = home + "/.ssh/config";
+  if (!need.keyword.empty() && home != me.home && ::access(config.c_str(), F_OK) == 0) {
+    need.config_file = config;
+  }
+  return need;
+}
+
 std::unique_ptr<SshConnection> SshConnection::Open(const SshTarget& target) {
   if (target.host.empty()) {
     throw BraidError(ErrorCode::kUsage, "no host given for the ssh connection");

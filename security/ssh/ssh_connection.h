@@ -27,6 +27,19 @@ struct SshTarget {
   int verbose = 0;  ///< -v: say which config settings braid reads differently from ssh
 };
 
+/// What the ssh config asks of a host that libssh2 cannot do, so the system
+/// ssh must connect instead (as `-S ssh` would).
+struct SystemSshNeed {
+  std::string keyword;  ///< "ProxyJump" or "ProxyCommand"; "" when libssh2 will do
+  /// The config braid read, for `ssh -F`, when it is not the one ssh reads
+  /// itself (HOME is not the passwd entry's home); "" otherwise.
+  std::string config_file;
+};
+
+/// Reads the ssh config for `target.host` (as Open does) and says whether it
+/// needs the system ssh. Throws BraidError(kUsage) for a broken config.
+SystemSshNeed NeedsSystemSsh(const SshTarget& target);
+
 class SshConnection {
  public:
   /// Connects, verifies the host key, authenticates. Throws BraidError with

@@ -14,6 +14,7 @@
 
 #include "braid/error.h"
 #include "security/ssh/ssh_connection.h"
+#include "support/loopback.h"
 #include "support/process_runner.h"
 #include "support/sshd_test.h"
 #include "support/test_files.h"
@@ -354,6 +355,39 @@ TEST_F(SshConfigKeywordsTest, BadConnectTimeoutIsAUsageErrorNamingTheLine) {
   const std::string home = Home("  ConnectTimeout soon\n");
   const std::string msg = OpenError(Target(home), ErrorCode::kUsage);
   EXPECT_TRUE(Has(msg, home + "/.ssh/config line 4")) << msg;
+}
+
+/// The fixture's config plus an alias reached through ProxyJump braidtest.
+std::string JumpHome(braid::testing::SshdFixture& sshd, const std::string& jump_to) {
+  const std::string home = sshd.CloneHome();
+  const std::string config = ReadWhole(home + "/.ssh/config");
+  WriteText(home + "/.ssh/config",
+            "Host viajump\n  HostName 127.0.0.1\n  Port " + std::to_string(sshd.port()) +
+                "\n  ProxyJump " + jump_to + "\n  User " + sshd.user() + "\n  IdentityFile " +
+                home + "/.ssh/id_ed25519\n  UserKnownHostsFile " + home +
+                "/.ssh/known_hosts\n  StrictHostKeyChecking yes\n  BatchMode yes\n" + config +
+                "Host deadjump\n  HostName 127.0.0.1\n  Port " +
+                std::to_string(braid::testing::UnusedLoopbackPort()) + "\n");
+  return home;
+}
+
+TEST_F(SshConfigKeywordsTest, ProxyJumpUsesTheSystemSshAndSaysSo) {
+  const std::string home = JumpHome(sshd, sshd.alias());
+  const std::string src = dir + "/src";
+  WritePatternFile(src, 100000, 3);
+  const auto r = RunBraid({"-v", src, "viajump:" + dir + "/dst"}, {{"HOME", home}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.err, "ProxyJump") && Has(r.err, "system ssh")) << r.err;
+  EXPECT_TRUE(SameContents(src, dir + "/dst"));
+}
+
+TEST_F(SshConfigKeywordsTest, ProxyJumpToADeadHostFailsAsUnreachable) {
+  const std::string home = JumpHome(sshd, "deadjump");
+  const std::string src = dir + "/src";
+  WritePatternFile(src, 1000, 3);
+  const auto r = RunBraid({src, "viajump:" + dir + "/dst"}, {{"HOME", home}});
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kHostUnreachable)) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/dst"));
 }
 
 }  // namespace
