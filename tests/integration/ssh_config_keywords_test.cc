@@ -5,9 +5,11 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -316,6 +318,33 @@ TEST_F(SshConfigKeywordsTest, IdentitiesOnlySkipsTheDefaultKeys) {
   const std::string without = Home("  IdentityFile ~/wrong_key\n");
   WithWrongKey(without);
   ExpectWorks(Target(without));
+}
+
+TEST_F(SshConfigKeywordsTest, IdentitiesOnlyLeavesTheAgentOut) {
+  // The agent holds the key the server takes; the named key is a stranger's.
+  const std::string home = Home("  IdentityFile ~/wrong_key\n  IdentitiesOnly yes\n");
+  WithWrongKey(home);
+  std::filesystem::rename(home + "/.ssh/id_ed25519", home + "/agent_key");
+  std::filesystem::remove(home + "/.ssh/id_ed25519.pub");
+  const std::string sock = dir + "/agent.sock";
+  const auto agent = RunProcess({"ssh-agent", "-s", "-a", sock});
+  ASSERT_EQ(agent.exit_code, 0) << agent.err;
+  const std::size_t at = agent.out.find("SSH_AGENT_PID=");
+  ASSERT_NE(at, std::string::npos) << agent.out;
+  const pid_t agent_pid = std::atoi(agent.out.c_str() + at + 14);
+  ASSERT_GT(agent_pid, 0);
+  EXPECT_EQ(RunProcess({"ssh-add", home + "/agent_key"}, {{"SSH_AUTH_SOCK", sock}}).exit_code, 0);
+  ::setenv("SSH_AUTH_SOCK", sock.c_str(), 1);
+  const std::string msg = OpenError(Target(home), ErrorCode::kAuthRefused);
+  EXPECT_FALSE(Has(msg, "ssh-agent")) << msg;
+  EXPECT_TRUE(Has(msg, "IdentitiesOnly")) << msg;
+  // Without IdentitiesOnly the agent's key is offered, and works.
+  const std::string without = Home("  IdentityFile ~/wrong_key\n");
+  WithWrongKey(without);
+  std::filesystem::remove(without + "/.ssh/id_ed25519");
+  ExpectWorks(Target(without));
+  ::unsetenv("SSH_AUTH_SOCK");
+  ::kill(agent_pid, SIGTERM);
 }
 
 TEST_F(SshConfigKeywordsTest, ConnectTimeoutBoundsTheHandshake) {
