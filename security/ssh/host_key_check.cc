@@ -225,9 +225,11 @@ std::string DescribeFiles(const HostKeyCheck& check) {
   for (std::size_t i = 0; i < paths.size(); ++i) {
     out += (i == 0 ? "" : i + 1 == paths.size() ? " or " : ", ") + paths[i];
   }
-  if (out.empty())
+  if (out.empty()) {
     out = "any known_hosts file (UserKnownHostsFile and GlobalKnownHostsFile are none)";
-  if (!check.source.empty()) out += " (as set in " + check.source + ")";
+  } else if (!check.source.empty()) {
+    out += " (" + check.source + ")";
+  }
   return out;
 }
 

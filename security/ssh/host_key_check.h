@@ -24,7 +24,7 @@ struct HostKeyCheck {
   /// GlobalKnownHostsFile; read if they exist, never written.
   std::vector<std::string> system_known_hosts{"/etc/ssh/ssh_known_hosts"};
   bool accept_new = false;  ///< record an unknown key (never a changed one)
-  std::string source;       ///< where the file list came from, for messages ("" = defaults)
+  std::string source;       ///< where the file list came from, for messages ("": defaults)
 };
 
 /// `host` for port 22, else `[host]:port`: the form ssh writes and looks up.

@@ -106,8 +106,7 @@ class Attempts {
                      "authentication to " + plan_.user + "@" + plan_.display_host +
                          " refused: tried " + list +
                          (plan_.only_named ? " (IdentitiesOnly: no agent or default keys)" : "") +
-                         extra +
-                         "; use -i KEY with a key in the server's authorized_keys");
+                         extra + "; use -i KEY with a key in the server's authorized_keys");
   }
 
  private:

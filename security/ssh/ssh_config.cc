@@ -294,7 +294,7 @@ int ParseConnectTimeout(const LineRef& at, const std::string& value) {
           ++i;
           break;
         case 'w':
-          unit = 7 * 86400;
+          unit = 7LL * 86400;
           ++i;
           break;
         default:
@@ -374,8 +374,10 @@ void Resolver::ApplyInclude(const LineRef& at, const ConfigLine& line, int depth
     }
     std::string pattern = ExpandTilde(arg, context_.home);
     if (pattern[0] != '/') {
-      pattern = (at.file.system ? std::string("/etc/ssh") : ExpandTilde("~/.ssh", context_.home)) +
-                "/" + pattern;
+      std::string base =
+          at.file.system ? std::string("/etc/ssh") : ExpandTilde("~/.ssh", context_.home);
+      base += '/';
+      pattern = base + pattern;
     }
     const std::vector<IncludedSshConfig> found = context_.include(pattern);
     for (const IncludedSshConfig& inc : found) {

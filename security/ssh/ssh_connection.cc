@@ -112,7 +112,7 @@ HostKeyCheck MakeHostKeyCheck(const SshTarget& target, const ResolvedTarget& r) 
       r.config.user_known_hosts.value_or(std::vector<std::string>{r.home + "/.ssh/known_hosts"});
   if (r.config.global_known_hosts) check.system_known_hosts = *r.config.global_known_hosts;
   if (r.config.user_known_hosts || r.config.global_known_hosts) {
-    check.source = "the ssh config's known hosts files";
+    check.source = "the files the ssh config names";
   }
   const Strict strict = r.config.strict_host_key_checking;
   check.accept_new =
