@@ -46,8 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   const std::string user_file = "Host *\n  IdentityFile ~/.ssh/id_%r@%h:%p\n";
-  const std::vector<SshConfigFile> files = {{"user", user_file}, {"system", in}};
-  const SshConfigContext context{"/home/fuzz", "fuzzer"};
+  const std::vector<SshConfigFile> files = {{"user", user_file, false}, {"system", in, true}};
+  const SshConfigContext context{"/home/fuzz", "fuzzer", nullptr};
   SshHostConfig two;
   if (fuzz::Accepts(ErrorCode::kUsage, [&] { two = ResolveSshConfig(files, alias, context); })) {
     BRAID_FUZZ_CHECK(two.port >= 0 && two.port <= 65535);

@@ -53,11 +53,17 @@ struct Options {
   std::optional<std::uint64_t> size;             ///< --size: bytes to read from a device source
   std::string ssh_command;                       ///< -S: ssh client command; empty = libssh2
   double stall_timeout = kDefaultStallTimeout;   ///< --stall-timeout seconds; 0 = off
-  double connect_timeout = kDefaultConnectTimeout;  ///< --connect-timeout seconds
-  /// connect_timeout for the deadlines it sets.
+  /// --connect-timeout seconds; 0: not given, so ~/.ssh/config's ConnectTimeout
+  /// bounds the ssh connection and kDefaultConnectTimeout the rest.
+  double connect_timeout = 0;
+  /// connect_timeout, or the default when not given: the start's bound.
+  double connect_timeout_seconds() const {
+    return connect_timeout > 0 ? connect_timeout : kDefaultConnectTimeout;
+  }
+  /// connect_timeout_seconds() for the deadlines it sets.
   std::chrono::milliseconds connect_timeout_ms() const {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::duration<double>(connect_timeout));
+        std::chrono::duration<double>(connect_timeout_seconds()));
   }
   int retries = kDefaultRetries;  ///< --retry: attempts after a resumable failure
   ListLimits list_limits;         ///< --max-entries, --max-list-bytes: the caps on the file list

@@ -211,6 +211,46 @@ void AppendKnownHost(const std::string& path, const std::string& line) {
   }
 }
 
+/// The user's files, then the system ones: the order ssh reads them in.
+std::vector<std::string> AllFiles(const HostKeyCheck& check) {
+  std::vector<std::string> paths = check.user_known_hosts;
+  paths.insert(paths.end(), check.system_known_hosts.begin(), check.system_known_hosts.end());
+  return paths;
+}
+
+/// "a or b (UserKnownHostsFile in ~/.ssh/config line 3)", for the unknown-key message.
+std::string DescribeFiles(const HostKeyCheck& check) {
+  const std::vector<std::string> paths = AllFiles(check);
+  std::string out;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == paths.size() ? " or " : ", ") + paths[i];
+  }
+  if (out.empty()) {
+    out = "any known_hosts file (UserKnownHostsFile and GlobalKnownHostsFile are none)";
+  } else if (!check.source.empty()) {
+    out += " (" + check.source + ")";
+  }
+  return out;
+}
+
+/// Records an accepted new key in the first user file and says so; with
+/// UserKnownHostsFile none there is nowhere to record it, which is said too.
+void RecordNewKey(const HostKeyCheck& check, const KeyType& type, const std::string& name,
+                  const std::string& fingerprint, const std::string& key_base64) {
+  const std::string who = DescribeHost(check, name);
+  if (check.user_known_hosts.empty()) {
+    std::fprintf(stderr,
+                 "braid: accepted the %s host key of %s (%s) without recording it: "
+                 "UserKnownHostsFile is none\n",
+                 type.display, who.c_str(), fingerprint.c_str());
+    return;
+  }
+  const std::string& record_in = check.user_known_hosts.front();
+  AppendKnownHost(record_in, name + " " + type.name + " " + key_base64);
+  std::fprintf(stderr, "braid: recorded the %s host key of %s (%s) in %s\n", type.display,
+               who.c_str(), fingerprint.c_str(), record_in.c_str());
+}
+
 }  // namespace
 
 std::string KnownHostsName(std::string_view host, int port) {
@@ -231,8 +271,7 @@ std::string Sha256Fingerprint(std::span<const unsigned char> digest) {
 void PreferKnownHostKeyTypes(LIBSSH2_SESSION* session, const HostKeyCheck& check) {
   const std::string name = KnownHostsName(check.hostname, check.port);
   std::vector<KnownHostsPtr> files;
-  files.push_back(LoadKnownHosts(session, check.user_known_hosts, false));
-  for (const std::string& path : check.system_known_hosts) {
+  for (const std::string& path : AllFiles(check)) {
     files.push_back(LoadKnownHosts(session, path, false));
   }
   // A key that cannot match tells, by MISMATCH, that an entry of that type exists.
@@ -306,11 +345,11 @@ void VerifyHostKey(LIBSSH2_SESSION* session, const HostKeyCheck& check) {
 
   // libssh2_knownhost_checkp would also accept a plain `host` entry for a
   // non-22 port; ssh does not, so the exact `[host]:port` name is checked.
-  std::vector<std::string> paths{check.user_known_hosts};
-  paths.insert(paths.end(), check.system_known_hosts.begin(), check.system_known_hosts.end());
+  const std::vector<std::string> paths = AllFiles(check);
   std::string changed_in;
   for (std::size_t i = 0; i < paths.size(); ++i) {
-    KnownHostsPtr hosts = LoadKnownHosts(session, paths[i], i == 0);
+    // The user's own files must be readable; a system one may be absent or locked.
+    KnownHostsPtr hosts = LoadKnownHosts(session, paths[i], i < check.user_known_hosts.size());
     const int rc =
         libssh2_knownhost_check(hosts.get(), name.c_str(), key, key_len, typemask, nullptr);
     if (rc == LIBSSH2_KNOWNHOST_CHECK_MATCH) {
@@ -332,15 +371,12 @@ void VerifyHostKey(LIBSSH2_SESSION* session, const HostKeyCheck& check) {
     throw BraidError(ErrorCode::kHostKeyUnknown,
                      "host key for " + check.display_host + " (" +
                          (name == check.display_host ? "" : name + ", ") + shown_key +
-                         ") is not in " + check.user_known_hosts +
+                         ") is not in " + DescribeFiles(check) +
                          "; check the fingerprint, then rerun with --accept-new-host-key to "
                          "record it");
   }
-  AppendKnownHost(
-      check.user_known_hosts,
-      name + " " + type->name + " " + Base64(reinterpret_cast<const unsigned char*>(key), key_len));
-  std::fprintf(stderr, "braid: recorded the %s host key of %s (%s) in %s\n", type->display,
-               who.c_str(), fingerprint.c_str(), check.user_known_hosts.c_str());
+  RecordNewKey(check, *type, name, fingerprint,
+               Base64(reinterpret_cast<const unsigned char*>(key), key_len));
 }
 
 }  // namespace braid

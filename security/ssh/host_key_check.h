@@ -18,9 +18,13 @@ struct HostKeyCheck {
   std::string display_host;  ///< the alias as typed, for messages
   std::string hostname;      ///< the name known_hosts is keyed by (config HostName)
   int port = 22;
-  std::string user_known_hosts;  ///< ~/.ssh/known_hosts; new keys are appended here
+  /// UserKnownHostsFile (default ~/.ssh/known_hosts); a new key is appended to
+  /// the first; empty (`none`): a new key is accepted but not recorded.
+  std::vector<std::string> user_known_hosts;
+  /// GlobalKnownHostsFile; read if they exist, never written.
   std::vector<std::string> system_known_hosts{"/etc/ssh/ssh_known_hosts"};
   bool accept_new = false;  ///< record an unknown key (never a changed one)
+  std::string source;       ///< where the file list came from, for messages ("": defaults)
 };
 
 /// `host` for port 22, else `[host]:port`: the form ssh writes and looks up.
@@ -36,10 +40,10 @@ std::string Sha256Fingerprint(std::span<const unsigned char> digest);
 void PreferKnownHostKeyTypes(LIBSSH2_SESSION* session, const HostKeyCheck& check);
 
 /// After the handshake: returns if the key is known. Otherwise throws
-/// BraidError(kHostKeyUnknown) or (kHostKeyChanged) with the fingerprint and
-/// the fix, or, with accept_new and an unknown key, appends it to
-/// user_known_hosts (creating ~/.ssh 0700 and the file 0600) and notes that on
-/// stderr.
+/// BraidError(kHostKeyUnknown) or (kHostKeyChanged) with the fingerprint,
+/// the files checked and the fix, or, with accept_new and an unknown key,
+/// appends it to the first user_known_hosts file (creating its directory 0700
+/// and the file 0600) and notes that on stderr.
 void VerifyHostKey(LIBSSH2_SESSION* session, const HostKeyCheck& check);
 
 }  // namespace braid

@@ -104,8 +104,9 @@ class Attempts {
     }
     throw BraidError(ErrorCode::kAuthRefused,
                      "authentication to " + plan_.user + "@" + plan_.display_host +
-                         " refused: tried " + list + extra +
-                         "; use -i KEY with a key in the server's authorized_keys");
+                         " refused: tried " + list +
+                         (plan_.only_named ? " (IdentitiesOnly: no agent or default keys)" : "") +
+                         extra + "; use -i KEY with a key in the server's authorized_keys");
   }
 
  private:

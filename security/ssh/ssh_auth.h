@@ -19,6 +19,7 @@ struct AuthPlan {
   bool use_agent = false;                           ///< SSH_AUTH_SOCK is set
   std::vector<std::string> identity_files;          ///< -i, then config; missing ones noted
   std::vector<std::string> default_identity_files;  ///< tried only when they exist
+  bool only_named = false;  ///< IdentitiesOnly: no agent, no default keys (said on refusal)
 };
 
 /// Authenticates the (blocking) session or throws: BraidError(kAuthRefused)

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <utility>
 
@@ -51,6 +52,103 @@ std::string ExpandHome(const std::string& path, const std::string& home) {
   return path;
 }
 
+/// The target with ~/.ssh/config applied: what Open connects to and how.
+struct ResolvedTarget {
+  std::string home;
+  std::string local_user;
+  SshHostConfig config;
+  std::string hostname;
+  int port = 22;
+  std::string user;
+  std::chrono::milliseconds timeout{30000};
+  bool timeout_from_config = false;  ///< ConnectTimeout, not --connect-timeout
+};
+
+/// "1 s (ConnectTimeout in the ssh config)", for timeout messages.
+std::string DescribeTimeout(const ResolvedTarget& r) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", std::chrono::duration<double>(r.timeout).count());
+  return std::string(seconds) + " s" +
+         (r.timeout_from_config ? " (ConnectTimeout in the ssh config)" : "");
+}
+
+ResolvedTarget Resolve(const SshTarget& target) {
+  ResolvedTarget r;
+  const PasswdEntry me = CurrentPasswdEntry();
+  r.home = !target.home.empty() ? target.home : Getenv("HOME");
+  if (r.home.empty()) r.home = me.home;
+  r.local_user = !me.name.empty() ? me.name : Getenv("USER");
+  r.config = LoadSshHostConfig(target.host, {r.home, r.local_user, nullptr});
+  r.hostname = r.config.hostname.empty() ? target.host : r.config.hostname;
+  r.port = target.port != 0 ? target.port : (r.config.port != 0 ? r.config.port : 22);
+  r.user =
+      !target.user.empty() ? target.user : (!r.config.user.empty() ? r.config.user : r.local_user);
+  if (r.port < 1 || r.port > 65535) {
+    throw BraidError(ErrorCode::kUsage, "ssh port " + std::to_string(r.port) + " for " +
+                                            target.host + " is not from 1 to 65535");
+  }
+  if (r.user.empty()) {
+    throw BraidError(ErrorCode::kUsage, "cannot tell which user to log in to " + target.host +
+                                            " as; write user@" + target.host);
+  }
+  if (target.connect_timeout) {
+    r.timeout = *target.connect_timeout;
+  } else if (r.config.connect_timeout > 0) {
+    r.timeout = std::chrono::seconds(r.config.connect_timeout);
+    r.timeout_from_config = true;
+  }
+  return r;
+}
+
+/// The known_hosts files and StrictHostKeyChecking as the config sets them;
+/// --accept-new-host-key wins over the config, as ssh's -o would.
+HostKeyCheck MakeHostKeyCheck(const SshTarget& target, const ResolvedTarget& r) {
+  using Strict = StrictHostKeyChecking;
+  HostKeyCheck check;
+  check.display_host = target.host;
+  check.hostname = r.hostname;
+  check.port = r.port;
+  check.user_known_hosts =
+      r.config.user_known_hosts.value_or(std::vector<std::string>{r.home + "/.ssh/known_hosts"});
+  if (r.config.global_known_hosts) check.system_known_hosts = *r.config.global_known_hosts;
+  if (r.config.user_known_hosts || r.config.global_known_hosts) {
+    check.source = "the files the ssh config names";
+  }
+  const Strict strict = r.config.strict_host_key_checking;
+  check.accept_new =
+      target.accept_new_host_key || strict == Strict::kAcceptNew || strict == Strict::kNo;
+  if (strict == Strict::kNo && target.verbose > 0) {
+    std::fprintf(stderr,
+                 "braid: StrictHostKeyChecking no for %s is taken as accept-new: an unknown "
+                 "host key is recorded, a changed one is still refused\n",
+                 target.host.c_str());
+  }
+  return check;
+}
+
+/// -i first, then the config's IdentityFile; with IdentitiesOnly neither the
+/// agent nor, when a key was named, the default key files.
+AuthPlan MakeAuthPlan(const SshTarget& target, const ResolvedTarget& r) {
+  AuthPlan plan;
+  plan.display_host = target.host;
+  plan.user = r.user;
+  plan.home = r.home;
+  plan.use_agent = !r.config.identities_only && !Getenv("SSH_AUTH_SOCK").empty();
+  for (const std::string& f : target.identity_files) {
+    plan.identity_files.push_back(ExpandHome(f, r.home));
+  }
+  plan.identity_files.insert(plan.identity_files.end(), r.config.identity_files.begin(),
+                             r.config.identity_files.end());
+  if (r.config.identities_only && !plan.identity_files.empty()) {
+    plan.only_named = true;
+    return plan;
+  }
+  for (const char* name : {"id_ed25519", "id_ecdsa", "id_rsa"}) {
+    plan.default_identity_files.push_back(r.home + "/.ssh/" + name);
+  }
+  return plan;
+}
+
 class Libssh2Connection : public SshConnection {
  public:
   Libssh2Connection(std::shared_ptr<SshSession> session, std::string host)
@@ -84,65 +182,43 @@ class Libssh2Connection : public SshConnection {
 
 }  // namespace
 
+SystemSshNeed NeedsSystemSsh(const SshTarget& target) {
+  SystemSshNeed need;
+  if (target.host.empty()) return need;
+  const PasswdEntry me = CurrentPasswdEntry();
+  std::string home = !target.home.empty() ? target.home : Getenv("HOME");
+  if (home.empty()) home = me.home;
+  const std::string local_user = !me.name.empty() ? me.name : Getenv("USER");
+  need.keyword = LoadSshHostConfig(target.host, {home, local_user, nullptr}).proxy_keyword;
+  const std::string config = home + "/.ssh/config";
+  if (!need.keyword.empty() && home != me.home && ::access(config.c_str(), F_OK) == 0) {
+    need.config_file = config;
+  }
+  return need;
+}
+
 std::unique_ptr<SshConnection> SshConnection::Open(const SshTarget& target) {
   if (target.host.empty()) {
     throw BraidError(ErrorCode::kUsage, "no host given for the ssh connection");
   }
-  const PasswdEntry me = CurrentPasswdEntry();
-  std::string home = !target.home.empty() ? target.home : Getenv("HOME");
-  if (home.empty()) {
-    home = me.home;
-  }
-  std::string local_user = !me.name.empty() ? me.name : Getenv("USER");
-
-  const SshHostConfig config = LoadSshHostConfig(target.host, {home, local_user});
-  const std::string hostname = config.hostname.empty() ? target.host : config.hostname;
-  const int port = target.port != 0 ? target.port : (config.port != 0 ? config.port : 22);
-  const std::string user =
-      !target.user.empty() ? target.user : (!config.user.empty() ? config.user : local_user);
-  if (port < 1 || port > 65535) {
-    throw BraidError(ErrorCode::kUsage, "ssh port " + std::to_string(port) + " for " + target.host +
-                                            " is not from 1 to 65535");
-  }
-  if (user.empty()) {
-    throw BraidError(ErrorCode::kUsage, "cannot tell which user to log in to " + target.host +
-                                            " as; write user@" + target.host);
-  }
-
-  const int fd = ConnectTcp(target.host, hostname, port, target.connect_timeout);
+  const ResolvedTarget r = Resolve(target);
+  const int fd = ConnectTcp(target.host, r.hostname, r.port, r.timeout);
   auto session = std::make_shared<SshSession>(target.host, fd);
   LIBSSH2_SESSION* raw = session->raw();
-  libssh2_session_set_timeout(raw, static_cast<long>(target.connect_timeout.count()));
+  libssh2_session_set_timeout(raw, static_cast<long>(r.timeout.count()));
 
-  HostKeyCheck check;
-  check.display_host = target.host;
-  check.hostname = hostname;
-  check.port = port;
-  check.user_known_hosts = home + "/.ssh/known_hosts";
-  check.accept_new = target.accept_new_host_key;
+  const HostKeyCheck check = MakeHostKeyCheck(target, r);
   PreferKnownHostKeyTypes(raw, check);
-  if (libssh2_session_handshake(raw, fd) != 0) {
-    throw BraidError(ErrorCode::kHostUnreachable, "ssh handshake with " + target.host + " (" +
-                                                      hostname + " port " + std::to_string(port) +
-                                                      ") failed (" + session->LastErrorLocked() +
-                                                      "); check that an ssh server listens there");
+  if (const int rc = libssh2_session_handshake(raw, fd); rc != 0) {
+    const bool timed_out = rc == LIBSSH2_ERROR_TIMEOUT || rc == LIBSSH2_ERROR_SOCKET_TIMEOUT;
+    throw BraidError(ErrorCode::kHostUnreachable,
+                     "ssh handshake with " + target.host + " (" + r.hostname + " port " +
+                         std::to_string(r.port) + ") failed (" + session->LastErrorLocked() + ")" +
+                         (timed_out ? ": no answer within " + DescribeTimeout(r) : "") +
+                         "; check that an ssh server listens there");
   }
   VerifyHostKey(raw, check);
-
-  AuthPlan plan;
-  plan.display_host = target.host;
-  plan.user = user;
-  plan.home = home;
-  plan.use_agent = !Getenv("SSH_AUTH_SOCK").empty();
-  for (const std::string& f : target.identity_files) {
-    plan.identity_files.push_back(ExpandHome(f, home));
-  }
-  plan.identity_files.insert(plan.identity_files.end(), config.identity_files.begin(),
-                             config.identity_files.end());
-  for (const char* name : {"id_ed25519", "id_ecdsa", "id_rsa"}) {
-    plan.default_identity_files.push_back(home + "/.ssh/" + name);
-  }
-  Authenticate(raw, plan);
+  Authenticate(raw, MakeAuthPlan(target, r));
 
   libssh2_session_set_timeout(raw, 0);
   session->StartSharing();

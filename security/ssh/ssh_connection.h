@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,24 @@ struct SshTarget {
   bool accept_new_host_key = false;         ///< record an unknown (never a changed) key
   std::string home;                         ///< $HOME, else the passwd entry
   /// Bounds the TCP connect and, separately, each step of the ssh setup
-  /// (handshake, host key, authentication).
-  std::chrono::milliseconds connect_timeout{30000};
+  /// (handshake, host key, authentication). nullopt (--connect-timeout not
+  /// given): the config's ConnectTimeout, else 30 s.
+  std::optional<std::chrono::milliseconds> connect_timeout;
+  int verbose = 0;  ///< -v: say which config settings braid reads differently from ssh
 };
+
+/// What the ssh config asks of a host that libssh2 cannot do, so the system
+/// ssh must connect instead (as `-S ssh` would).
+struct SystemSshNeed {
+  std::string keyword;  ///< "ProxyJump" or "ProxyCommand"; "" when libssh2 will do
+  /// The config braid read, for `ssh -F`, when it is not the one ssh reads
+  /// itself (HOME is not the passwd entry's home); "" otherwise.
+  std::string config_file;
+};
+
+/// Reads the ssh config for `target.host` (as Open does) and says whether it
+/// needs the system ssh. Throws BraidError(kUsage) for a broken config.
+SystemSshNeed NeedsSystemSsh(const SshTarget& target);
 
 class SshConnection {
  public:

@@ -12,7 +12,7 @@ ServerEnd::ServerEnd(Side side, const Endpoint& endpoint, const Options& options
                      ServerLauncher& launcher, BlockingQueue<AgentEvent>& events)
     : side_(side),
       label_(endpoint.host),
-      connect_timeout_s_(options.connect_timeout),
+      connect_timeout_s_(options.connect_timeout_seconds()),
       events_(events) {
   auto print_stderr = [](const std::string& host, std::string_view text) {
     WritePeerText(stderr, host, text);

@@ -1,5 +1,6 @@
 #include "launch/server_launcher.h"
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,29 @@ std::vector<std::string> ServeArgs(const ListLimits& limits) {
   return args;
 }
 
+/// `text` as one word for /bin/sh.
+std::string ShellWord(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+/// The system ssh in place of libssh2 when the ssh config needs it (ProxyJump,
+/// ProxyCommand), given the config braid read; "" when libssh2 will do.
+std::string SystemSshFor(const SshTarget& target) {
+  const SystemSshNeed need = NeedsSystemSsh(target);
+  if (need.keyword.empty()) return "";
+  std::string command = "ssh";
+  if (!need.config_file.empty()) command += " -F " + ShellWord(need.config_file);
+  if (target.verbose > 0) {
+    std::fprintf(stderr,
+                 "braid: %s: the ssh config sets %s, which libssh2 cannot follow; using the "
+                 "system ssh client (%s), as -S ssh would\n",
+                 target.host.c_str(), need.keyword.c_str(), command.c_str());
+  }
+  return command;
+}
+
 }  // namespace
 
 std::string SshLibraryVersion() { return Libssh2Version(); }
@@ -36,21 +60,23 @@ LaunchedServer ProcessServerLauncher::Launch(Side /*side*/, const Endpoint& endp
   // -T is a command line the user wrote for the remote shell, used as is.
   std::string command = options.remote_command + " --serve";
   for (const std::string& arg : serve_args) command += " " + arg;  // digits and option names
-  if (!options.ssh_command.empty()) {
-    // -S: the user's own ssh client, with everything in their ssh setup.
-    auto channel =
-        SpawnSshCommand({options.ssh_command, endpoint.host, endpoint.user, options.ssh_port,
-                         options.identity_files, options.accept_new_host_key, command},
-                        std::move(on_stderr));
-    return {std::move(channel), command};
-  }
   SshTarget target;
   target.host = endpoint.host;
   target.user = endpoint.user;
   target.port = options.ssh_port;
   target.identity_files = options.identity_files;
   target.accept_new_host_key = options.accept_new_host_key;
-  target.connect_timeout = options.connect_timeout_ms();
+  if (options.connect_timeout > 0) target.connect_timeout = options.connect_timeout_ms();
+  target.verbose = options.verbose;
+  // -S: the user's own ssh client, with everything in their ssh setup.
+  const std::string ssh_command =
+      !options.ssh_command.empty() ? options.ssh_command : SystemSshFor(target);
+  if (!ssh_command.empty()) {
+    auto channel = SpawnSshCommand({ssh_command, endpoint.host, endpoint.user, options.ssh_port,
+                                    options.identity_files, options.accept_new_host_key, command},
+                                   std::move(on_stderr));
+    return {std::move(channel), command};
+  }
   std::unique_ptr<SshConnection> ssh = SshConnection::Open(target);
   return {ssh->Exec(command, std::move(on_stderr)), command};
 }

@@ -288,6 +288,14 @@ std::string SshdFixture::CloneHome() {
   std::string dir = NewDir("home");
   fs::copy(home_ + "/.ssh", dir + "/.ssh", fs::copy_options::recursive);
   ::chmod((dir + "/.ssh").c_str(), 0700);
+  // The config names its key and known_hosts by full path (for ssh -F); point
+  // those at the clone, so a test's edits there are the ones braid reads.
+  std::string config = ReadWhole(dir + "/.ssh/config");
+  for (std::size_t at = config.find(home_); at != std::string::npos;
+       at = config.find(home_, at + dir.size())) {
+    config.replace(at, home_.size(), dir);
+  }
+  WriteFile(dir + "/.ssh/config", config);
   return dir;
 }
 

@@ -45,7 +45,8 @@ class SshdFixture {
   /// within one test), on the same file system as the remote side sees.
   std::string scratch_dir();
   /// A fresh directory holding a copy of home()'s .ssh, for tests that edit
-  /// known_hosts, config or keys without disturbing the others.
+  /// known_hosts, config or keys without disturbing the others. Its config
+  /// names the clone's own key and known_hosts.
   std::string CloneHome();
   /// What sshd has logged so far (LogLevel ERROR).
   std::string ReadLog() const;

@@ -483,7 +483,8 @@ TEST(CommandLineTest, ListCaps) {
 }
 
 TEST(CommandLineTest, ConnectTimeout) {
-  EXPECT_DOUBLE_EQ(Parse({"a", "host:b"}).options.connect_timeout, kDefaultConnectTimeout);
+  EXPECT_DOUBLE_EQ(Parse({"a", "host:b"}).options.connect_timeout_seconds(),
+                   kDefaultConnectTimeout);
   EXPECT_DOUBLE_EQ(Parse({"--connect-timeout", "2.5", "a", "host:b"}).options.connect_timeout, 2.5);
   for (const char* bad : {"-1", "0", "x", "", "nan", "1e9", "2s"}) {
     EXPECT_TRUE(Contains(UsageError({"--connect-timeout", bad, "a", "b"}), "--connect-timeout"))

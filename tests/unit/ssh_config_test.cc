@@ -319,7 +319,7 @@ TEST_F(SshConfigFileTest, DirectoryIsAClearError) {
 TEST_F(SshConfigFileTest, LoadsUserConfigFromHome) {
   std::filesystem::create_directories(dir_ + "/.ssh");
   std::ofstream(dir_ + "/.ssh/config") << "Host dtn\n  HostName 10.1.2.3\n  Port 2022\n";
-  const SshHostConfig c = LoadSshHostConfig("dtn", SshConfigContext{dir_, "me"});
+  const SshHostConfig c = LoadSshHostConfig("dtn", SshConfigContext{dir_, "me", nullptr});
   EXPECT_EQ(c.hostname, "10.1.2.3");
   EXPECT_EQ(c.port, 2022);
 }
