@@ -18,6 +18,7 @@
 #include "security/ssh/ssh_connection.h"
 #include "support/loopback.h"
 #include "support/process_runner.h"
+#include "support/ssh_open_error.h"
 #include "support/sshd_test.h"
 #include "support/test_files.h"
 
@@ -103,14 +104,7 @@ class SshConfigKeywordsTest : public braid::testing::SshdTest {
 
   /// Expects Open to throw `code`; returns the message.
   std::string OpenError(const SshTarget& t, ErrorCode code) {
-    try {
-      SshConnection::Open(t);
-    } catch (const BraidError& e) {
-      EXPECT_EQ(e.code(), code) << e.what();
-      return e.what();
-    }
-    ADD_FAILURE() << "Open succeeded; expected " << ErrorName(code);
-    return "";
+    return testing::SshOpenError(t, code);
   }
 
   /// A known_hosts line for the fixture's address with a stranger's key.

@@ -20,6 +20,7 @@
 #include "braid/error.h"
 #include "support/loopback.h"
 #include "support/process_runner.h"
+#include "support/ssh_open_error.h"
 #include "support/sshd_test.h"
 #include "support/test_files.h"
 
@@ -92,14 +93,7 @@ class SshConnectionTest : public braid::testing::SshdTest {
 
   /// Expects Open to throw `code`; returns the message.
   std::string OpenError(const SshTarget& target, ErrorCode code) {
-    try {
-      SshConnection::Open(target);
-    } catch (const BraidError& e) {
-      EXPECT_EQ(e.code(), code) << e.what();
-      return e.what();
-    }
-    ADD_FAILURE() << "Open succeeded; expected " << ErrorName(code);
-    return "";
+    return testing::SshOpenError(target, code);
   }
 };
 
