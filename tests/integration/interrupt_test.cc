@@ -6,9 +6,7 @@
 // machine, and print what they measured.
 
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,8 +14,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "braid/unique_fd.h"
 #include "support/background_braid.h"
+#include "support/loopback.h"
 #include "support/process_runner.h"
 #include "support/sshd_test.h"
 #include "support/test_files.h"
@@ -92,29 +90,6 @@ TEST_F(InterruptTest, ARemoteEndThatNeverAnswersIsBoundedByTheConnectTimeout) {
   EXPECT_TRUE(Has(r.err, "--connect-timeout")) << r.err;
   EXPECT_FALSE(Exists(dir + "/dst"));
 }
-
-/// A TCP listener on 127.0.0.1 that takes connections and never says a word:
-/// an ssh server that hangs before its banner.
-class SilentListener {
- public:
-  SilentListener() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (::bind(fd_.get(), reinterpret_cast<sockaddr*>(&a), len) != 0 ||
-        ::listen(fd_.get(), 8) != 0 ||
-        ::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-      ADD_FAILURE() << "cannot listen on 127.0.0.1";
-    }
-    port_ = ntohs(a.sin_port);
-  }
-  std::uint16_t port() const { return port_; }
-
- private:
-  UniqueFd fd_;
-  std::uint16_t port_ = 0;
-};
 
 TEST_F(InterruptTest, WhileTheSshServerNeverSpeaks) {
   SilentListener listener;  // the kernel completes the connect; nobody answers

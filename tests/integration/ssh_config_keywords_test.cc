@@ -2,11 +2,8 @@
 // fixture's real sshd: known_hosts files, StrictHostKeyChecking, Include,
 // Match, IdentitiesOnly and ConnectTimeout, each working and failing.
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -29,35 +26,13 @@ using braid::testing::ReadWhole;
 using braid::testing::RunBraid;
 using braid::testing::RunProcess;
 using braid::testing::SameContents;
+using braid::testing::SilentListener;
 using braid::testing::WritePatternFile;
 using braid::testing::WriteText;
 
 bool Has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
-
-/// A listener that completes TCP connects (the kernel's backlog) but never
-/// accepts or answers, so only a timeout ends an ssh handshake with it.
-class SilentListener {
- public:
-  SilentListener() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    EXPECT_EQ(::listen(fd_, 8), 0);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-  }
-  ~SilentListener() { ::close(fd_); }
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
 
 class SshConfigKeywordsTest : public braid::testing::SshdTest {
  protected:

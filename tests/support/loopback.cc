@@ -25,4 +25,16 @@ int UnusedLoopbackPort() {
   return port;
 }
 
+SilentListener::SilentListener() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (::bind(fd_.get(), reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(fd_.get(), 8) != 0 ||
+      ::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    throw std::runtime_error("cannot listen on 127.0.0.1");
+  }
+  port_ = ntohs(a.sin_port);
+}
+
 }  // namespace braid::testing
