@@ -279,23 +279,26 @@ bool SinkFiles::LinkDescriptor(int fd, const std::string& path) {
 }
 
 bool SinkFiles::LinkAnonymous(SinkFile& f, bool force) {
-  if (LinkDescriptor(f.fd.get(), final_path(f))) return true;
+  const std::string final = final_path(f);
+  if (LinkDescriptor(f.fd.get(), final)) return true;
   int err = errno;
-  if (err == EEXIST && (force || IsRegularFile(final_path(f)))) {
+  if (err == EEXIST && (force || IsRegularFile(final))) {
     // Something took the name since the copy began: replace it as a rename would.
-    if (!LinkDescriptor(f.fd.get(), partial_path(f))) Fail(partial_path(f), errno);
+    const std::string partial = PartialPath(final);
+    if (!LinkDescriptor(f.fd.get(), partial)) Fail(partial, errno);
     return false;
   }
-  if (err == EEXIST) FailExists(final_path(f));
-  Fail(final_path(f), err);
+  if (err == EEXIST) FailExists(final);
+  Fail(final, err);
 }
 
 int SinkFiles::OpenLocked(SinkFile& f) {
   if (f.fd.valid()) return f.fd.get();
   if (OpenAnonymous(f)) return f.fd.get();
-  f.fd.Reset(OpenAndLockPartial(fs_, partial_path(f), /*truncate=*/!f.resumed));
+  const std::string partial = partial_path(f);
+  f.fd.Reset(OpenAndLockPartial(fs_, partial, /*truncate=*/!f.resumed));
   if (!f.fd.valid() && errno == EWOULDBLOCK) FailHeld(f);
-  if (!f.fd.valid()) Fail(partial_path(f), errno);
+  if (!f.fd.valid()) Fail(partial, errno);
   std::uint64_t size = f.entry.size;
   if (size != kUnknownSize && size >= kReserveMinSize) {
     struct statfs fs {};
@@ -305,9 +308,9 @@ int SinkFiles::OpenLocked(SinkFile& f) {
     int err = ReserveSpace(fs_, f.fd.get(), size, fs, on_tmpfs);
     if (err == ENOSPC || err == EDQUOT) {
       // Kept data stays for a re-run with more room; a new file goes.
-      if (!f.resumed) fs_.Unlink(partial_path(f));
+      if (!f.resumed) fs_.Unlink(partial);
       f.fd.Reset();
-      Fail(partial_path(f), err);
+      Fail(partial, err);
     }
     OpenDirect(f, on_tmpfs);
   }
@@ -464,14 +467,16 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
     f.fd.Reset();
   }
   if (!linked) {
-    int rc = fs_.Rename(partial_path(f), final_path(f), /*no_replace=*/!force);
+    const std::string final = final_path(f);
+    const std::string partial = PartialPath(final);
+    int rc = fs_.Rename(partial, final, /*no_replace=*/!force);
     // A regular file that took the name meanwhile is replaced as one there
     // at the start would be (Prepare); anything else needs -f.
-    if (rc != 0 && errno == EEXIST && IsRegularFile(final_path(f))) {
-      rc = fs_.Rename(partial_path(f), final_path(f), /*no_replace=*/false);
+    if (rc != 0 && errno == EEXIST && IsRegularFile(final)) {
+      rc = fs_.Rename(partial, final, /*no_replace=*/false);
     }
-    if (rc != 0 && errno == EEXIST) FailExists(final_path(f));
-    if (rc != 0) Fail(final_path(f), errno);
+    if (rc != 0 && errno == EEXIST) FailExists(final);
+    if (rc != 0) Fail(final, errno);
   }
   MutexLock lock(mutex_);
   f.committed = true;
@@ -606,10 +611,6 @@ std::size_t SinkFiles::data_file_count() const {
   }
   return n;
 }
-
-}  // namespace braid
-
-namespace braid {
 
 std::string SinkFiles::final_path(const SinkFile& f) const { return FinalPath(plan_, f.entry); }
 

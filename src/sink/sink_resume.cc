@@ -46,18 +46,15 @@ RangeSet VerifyKept(int fd, const DecodedJournal& journal, bool verify,
   std::vector<std::uint8_t> block;
   for (const JournalRecord& r : journal.records) {
     if (checked.Contains(r.offset, r.offset + r.length)) continue;
+    if (!verify && !r.synced) continue;
+    checked.Add(r.offset, r.offset + r.length);
     if (verify) {
-      checked.Add(r.offset, r.offset + r.length);
       block.resize(r.length);
       ssize_t n = ::pread(fd, block.data(), r.length, static_cast<off_t>(r.offset));
       if (n != static_cast<ssize_t>(r.length) || PayloadChecksum(block) != r.checksum) {
         ++failed;
         continue;
       }
-    } else if (!r.synced) {
-      continue;
-    } else {
-      checked.Add(r.offset, r.offset + r.length);
     }
     good.push_back(r);
     kept.Add(r.offset, r.offset + r.length);
