@@ -25,6 +25,10 @@ enum class FrameType : std::uint8_t {
   /// sink -> source: send these ranges again (lost with a dead stream); offset
   /// is the pass number, the payload a list of ResendRange.
   kResend = 4,
+  /// source -> sink: the block [offset, offset + raw_length) of a file the
+  /// sink compared (resume list tag 2) hashes as the target's does: keep it.
+  /// No payload.
+  kSame = 5,
 };
 
 constexpr std::uint8_t kFlagCompressed = 0x01;

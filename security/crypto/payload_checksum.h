@@ -2,6 +2,7 @@
 /// The per-block checksum of the data path, also kept in the resume journal
 /// for data at rest.
 
+#include <array>
 #include <cstdint>
 #include <span>
 
@@ -12,5 +13,11 @@ namespace braid {
 /// costs the data path almost nothing. A checksum, not a MAC: it finds
 /// corruption, not a peer that rewrites a frame consistently (docs/security.md).
 std::uint64_t PayloadChecksum(std::span<const std::uint8_t> payload);
+
+/// XXH3-128 of one block, in its canonical big-endian form (as xxh128sum
+/// prints it): what the two ends compare to find the blocks of a file that
+/// already match at the target. 128 bits, so two different blocks of any
+/// dataset match by chance with odds far below those of a disk error.
+std::array<std::uint8_t, 16> BlockHash128(std::span<const std::uint8_t> block);
 
 }  // namespace braid

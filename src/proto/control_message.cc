@@ -190,13 +190,22 @@ FileEntry GetEntry(WireReader& r) {
 }
 
 /// A resume list is a sequence of items: 0 = one partial file (`u32 id`,
-/// `u32 k` + k kept ranges), 1 = a run of complete files (`u32 first`, `u32 count`).
+/// `u32 k` + k kept ranges), 1 = a run of complete files (`u32 first`, `u32 count`),
+/// 2 = a file compared block by block (`u32 id`, `u32 k` + k block hashes).
 /// Adjacent complete entries are merged into one run.
 void PutResume(WireWriter& w, const std::vector<ResumeEntry>& resume) {
   WireWriter items;
   std::uint32_t n = 0;
   for (std::size_t i = 0; i < resume.size(); ++n) {
     const ResumeEntry& e = resume[i];
+    if (e.compared) {
+      items.U8(2);
+      items.U32(e.id);
+      items.U32(static_cast<std::uint32_t>(e.block_hashes.size()));
+      for (const BlockHash& h : e.block_hashes) items.Bytes(h);
+      ++i;
+      continue;
+    }
     if (!e.complete) {
       items.U8(0);
       items.U32(e.id);
@@ -243,6 +252,20 @@ ResumeEntry GetPartial(WireReader& r, std::size_t& ranges_total) {
   return e;
 }
 
+/// One compared-file item (tag 2) after its tag; `hashes_total` counts block
+/// hashes over the whole list.
+ResumeEntry GetCompared(WireReader& r, std::size_t& hashes_total) {
+  ResumeEntry e;
+  e.compared = true;
+  e.id = r.U32();
+  std::uint32_t k = r.U32();
+  hashes_total += k;
+  if (hashes_total > kMaxBlockHashes) WireReader::Fail("too many block hashes");
+  e.block_hashes.reserve(std::min<std::size_t>(k, r.remaining() / 16));
+  for (std::uint32_t i = 0; i < k; ++i) GetArray(r, e.block_hashes.emplace_back());
+  return e;
+}
+
 /// Ids strictly increasing, ranges non-empty, sorted and disjoint, within the
 /// limits: a receiver can use the list as it is. A run stays one entry.
 std::vector<ResumeEntry> GetResume(WireReader& r) {
@@ -250,6 +273,7 @@ std::vector<ResumeEntry> GetResume(WireReader& r) {
   if (n > kMaxResumeFiles) WireReader::Fail("too many resumed files");
   std::vector<ResumeEntry> out;
   std::size_t ranges_total = 0;
+  std::size_t hashes_total = 0;
   std::uint64_t files = 0;  // ids named so far, at most kMaxResumeFiles
   for (std::uint32_t i = 0; i < n; ++i) {
     std::uint8_t kind = r.U8();
@@ -261,8 +285,8 @@ std::vector<ResumeEntry> GetResume(WireReader& r) {
       if (e.count == 0 || e.count > kMaxResumeFiles - files || e.end() - 1 > UINT32_MAX) {
         WireReader::Fail("run of complete files out of range");
       }
-    } else if (kind == 0) {
-      e = GetPartial(r, ranges_total);
+    } else if (kind == 0 || kind == 2) {
+      e = kind == 0 ? GetPartial(r, ranges_total) : GetCompared(r, hashes_total);
       if (files >= kMaxResumeFiles) WireReader::Fail("too many resumed files");
     } else {
       WireReader::Fail("unknown resume item");
@@ -339,6 +363,7 @@ struct Encoder {
     PutBool(w, m.verify_kept);
     PutBool(w, m.keep_partial);
     w.U8(static_cast<std::uint8_t>(m.fsync));
+    w.U8(static_cast<std::uint8_t>(m.existing));
   }
   void operator()(const SinkReady& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kSinkReady));
@@ -389,6 +414,7 @@ struct Encoder {
     PutDigest(w, m.source_digest);
     PutDigest(w, m.sink_digest);
     w.String(m.final_path);
+    PutBool(w, m.unchanged);
   }
   void operator()(const Done& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kDone));
@@ -396,6 +422,7 @@ struct Encoder {
     w.U64(m.files);
     w.U16(m.streams);
     w.U64(m.wire_bytes);
+    w.U64(m.same_bytes);
   }
   void operator()(const ErrorMessage& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kError));
@@ -467,6 +494,9 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       std::uint8_t fsync = r.U8();
       if (fsync > kMaxFsyncPolicy) WireReader::Fail("unknown fsync policy");
       m.fsync = static_cast<FsyncPolicy>(fsync);
+      std::uint8_t existing = r.U8();
+      if (existing > 3) WireReader::Fail("unknown rule for existing files");
+      m.existing = static_cast<ExistingRule>(existing);
       return m;
     }
     case MessageType::kSinkReady: {
@@ -524,6 +554,7 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.source_digest = GetDigest(r, m.hash);
       m.sink_digest = GetDigest(r, m.hash);
       m.final_path = r.String(kMaxPathLength);
+      m.unchanged = GetBool(r);
       return m;
     }
     case MessageType::kDone: {
@@ -532,6 +563,7 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.files = r.U64();
       m.streams = r.U16();
       m.wire_bytes = r.U64();
+      m.same_bytes = r.U64();
       return m;
     }
     case MessageType::kError: {
@@ -591,7 +623,7 @@ void AppendComplete(std::vector<ResumeEntry>& resume, std::uint32_t id) {
     ++resume.back().count;
     return;
   }
-  resume.push_back({id, true, {}, 1});
+  resume.push_back(ResumeEntry::Complete(id, 1));
 }
 
 std::uint64_t ResumeFileCount(const std::vector<ResumeEntry>& resume) {

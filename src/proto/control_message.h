@@ -3,6 +3,7 @@
 /// every decode is bounds-checked and rejects what it does not understand.
 /// docs/protocol.md describes the exchange.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -21,8 +22,10 @@
 
 namespace braid {
 
-/// 3: data frames sealed (TransferParams.cipher, docs/protocol.md).
-constexpr std::uint16_t kProtocolVersion = 3;
+/// 3: data frames sealed (TransferParams.cipher, docs/protocol.md). 4: files
+/// already at the target compared block by block (resume list tag 2, "same"
+/// frames, SinkOpen's `existing`, FileDone's `unchanged`).
+constexpr std::uint16_t kProtocolVersion = 4;
 constexpr std::uint32_t kControlMagic = 0x42524149;  // "BRAI"
 constexpr std::size_t kMaxControlMessage = 16u << 20;
 constexpr std::size_t kMaxPathLength = 4096;
@@ -43,6 +46,10 @@ constexpr std::size_t kMaxKeptRanges = 1u << 19;
 /// Files a resume list may name. Complete files travel as runs of ids, so a
 /// re-run of a huge tree that is mostly in place stays small on the wire.
 constexpr std::size_t kMaxResumeFiles = 1u << 24;
+/// Block hashes of files compared at the target, in one SinkReady or
+/// SourceStart, over all files (16 bytes each, 8 MiB). A sink with more
+/// copies the rest whole.
+constexpr std::size_t kMaxBlockHashes = 1u << 19;
 
 enum class MessageType : std::uint16_t {
   kHello = 1,
@@ -120,6 +127,15 @@ enum class ResumeMode : std::uint8_t {
   kRequire = 1,  ///< -a: as kAuto, but fail when there is nothing to resume
   kOff = 2,      ///< --no-resume: discard partial state and start over
 };
+/// How the sink judges a regular file already under its final name.
+enum class ExistingRule : std::uint8_t {
+  /// Skipped when its size and mtime equal the source's (a copy made with
+  /// -p) and no hash was asked for; otherwise compared block by block.
+  kQuickCheck = 0,
+  kDelta = 1,         ///< --delta: always compared block by block
+  kOmitExisting = 2,  ///< -O: skipped whatever it holds
+  kSizeOnly = 3,      ///< --size-only: skipped when the sizes are equal
+};
 /// agent -> sink server: where the files go; the sink listens and answers SinkReady.
 struct SinkOpen {
   std::string target;
@@ -133,17 +149,45 @@ struct SinkOpen {
   bool verify_kept = true;   ///< re-read kept blocks against the journal before trusting them
   bool keep_partial = true;  ///< on failure keep partial files and journals for a re-run
   FsyncPolicy fsync = FsyncPolicy::kData;  ///< -y: what a rename waits for
+  ExistingRule existing = ExistingRule::kQuickCheck;
 };
 /// A byte range [begin, end) of one file.
 using ByteRange = std::pair<std::uint64_t, std::uint64_t>;
 /// What the sink already has of one file, so the source sends only the rest.
 /// A run of complete files is one entry (`count` ids from `id`), as on the
 /// wire: a resume list of 2^24 complete files costs 16 bytes, not 2^24 entries.
+/// XXH3-128 of one block, canonical (big-endian) bytes.
+using BlockHash = std::array<std::uint8_t, 16>;
 struct ResumeEntry {
   std::uint32_t id = 0;
   bool complete = false;        ///< already in place under its final name: send nothing
   std::vector<ByteRange> kept;  ///< verified ranges of the partial file
   std::uint32_t count = 1;      ///< complete: files id .. id+count-1; otherwise 1
+  /// The target's older version, block by block (`compared`): a block whose
+  /// hash matches is sent as a "same" frame, not as data.
+  bool compared = false;
+  std::vector<BlockHash> block_hashes;
+  /// A run of `count` complete files from `first`.
+  static ResumeEntry Complete(std::uint32_t first, std::uint32_t count = 1) {
+    ResumeEntry e;
+    e.id = first;
+    e.complete = true;
+    e.count = count;
+    return e;
+  }
+  static ResumeEntry Partial(std::uint32_t id, std::vector<ByteRange> kept) {
+    ResumeEntry e;
+    e.id = id;
+    e.kept = std::move(kept);
+    return e;
+  }
+  static ResumeEntry Compared(std::uint32_t id, std::vector<BlockHash> hashes) {
+    ResumeEntry e;
+    e.id = id;
+    e.compared = true;
+    e.block_hashes = std::move(hashes);
+    return e;
+  }
   /// One past the last id this entry names.
   std::uint64_t end() const { return std::uint64_t{id} + (complete ? count : 1); }
 };
@@ -209,6 +253,8 @@ struct FileDone {
   DigestValue source_digest;
   DigestValue sink_digest;
   std::string final_path;
+  /// The target already held it (compared block by block, nothing written).
+  bool unchanged = false;
 };
 /// server -> agent: this side finished its part.
 struct Done {
@@ -216,6 +262,7 @@ struct Done {
   std::uint64_t files = 0;
   std::uint16_t streams = 0;
   std::uint64_t wire_bytes = 0;  ///< payload bytes on the data streams (less with -c)
+  std::uint64_t same_bytes = 0;  ///< bytes a compared target already held (not in `bytes`)
 };
 struct ErrorMessage {
   ErrorCode code = ErrorCode::kInternal;

@@ -76,9 +76,9 @@ TEST_F(HostileResumeTest, ResumeListPastTheFileAndForUnknownIdsIsIgnored) {
   guard_.Rearm();
   TransferParams p = TestParams(1, kBlock);
   std::vector<ResumeEntry> resume{
-      {0, false, {{kSmall + 100, kSmall + 200}, {1ull << 40, (1ull << 40) + 1}}},
-      {7, true, {}},
-      {99, false, {{0, 1ull << 40}}},
+      ResumeEntry::Partial(0, {{kSmall + 100, kSmall + 200}, {1ull << 40, (1ull << 40) + 1}}),
+      ResumeEntry::Complete(7),
+      ResumeEntry::Partial(99, {{0, 1ull << 40}}),
   };
   Started s;
   Start(s, src, resume, p);

@@ -131,7 +131,7 @@ TEST_F(MemoryBoundTest, SourceKeepsARunOfCompleteFilesCompact) {
   ASSERT_EQ(OpenSource(source, {src}).size(), 1u);
   TransferParams p = TestParams();
   FakeListener listener;
-  source.control().Send(StartFor(listener.port(), p, {ResumeEntry{0, true, {}, 1u << 24}}));
+  source.control().Send(StartFor(listener.port(), p, {ResumeEntry::Complete(0, 1u << 24)}));
   UniqueFd stream = listener.Accept(p.secret, p.session, 1, 10);
   ASSERT_TRUE(stream.valid());
   std::optional<ReceivedFrame> f = ReadFrame(stream.get(), p.block_size, 10);

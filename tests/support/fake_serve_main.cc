@@ -195,7 +195,7 @@ int RunSink(FakeControl& control) {
   SinkReady ready;
   ready.addresses = {"127.0.0.1"};
   ready.port = 9;  // never reached: the agent must refuse the list first
-  ready.resume = {ResumeEntry{0, true, {}, 1u << 24}};
+  ready.resume = {ResumeEntry::Complete(0, 1u << 24)};
   control.Send(ready);
   AwaitEnd(control);
   return 0;
@@ -238,7 +238,7 @@ int Run(const std::string& scenario, const std::string& arg) {
   if (PlayData(scenario, stream.get(), list, start->params.block_size)) {
     std::uint64_t bytes = 0;
     for (const FileEntry& e : list) bytes += e.kind == FileKind::kRegular ? e.size : 0;
-    control.Send(Done{bytes, list.size(), 1, bytes});
+    control.Send(Done{bytes, list.size(), 1, bytes, 0});
   }
   AwaitEnd(control);
   return 0;

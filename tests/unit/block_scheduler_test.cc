@@ -265,8 +265,10 @@ Step H(std::uint32_t id, std::uint64_t offset, std::uint32_t length) {
   return {Kind::kHashOnly, id, offset, length};
 }
 
-ResumeEntry Kept(std::uint32_t id, std::vector<ByteRange> ranges) { return {id, false, ranges}; }
-ResumeEntry Complete(std::uint32_t id) { return {id, true, {}}; }
+ResumeEntry Kept(std::uint32_t id, std::vector<ByteRange> ranges) {
+  return ResumeEntry::Partial(id, ranges);
+}
+ResumeEntry Complete(std::uint32_t id) { return ResumeEntry::Complete(id); }
 
 /// Every step of a resumed transfer. `resume` must outlive the scheduler, as
 /// the source's SourceStart does.
@@ -298,8 +300,8 @@ TEST(BlockSchedulerTest, RunOfCompleteFilesIsSkippedAndMayReachPastTheList) {
   // list does not have (a hostile agent's): only files 0, 4 and 5's rest are sent.
   std::vector<FileEntry> files = {File(0, 5), File(1, 5), File(2, 5),
                                   File(3, 5), File(4, 5), File(5, 2 * kBlock)};
-  std::vector<ResumeEntry> resume = {ResumeEntry{1, true, {}, 3}, Kept(5, {{0, kBlock}}),
-                                     ResumeEntry{6, true, {}, 1u << 24}};
+  std::vector<ResumeEntry> resume = {ResumeEntry::Complete(1, 3), Kept(5, {{0, kBlock}}),
+                                     ResumeEntry::Complete(6, 1u << 24)};
   EXPECT_EQ(ResumeSteps(files, resume, false),
             (std::vector<Step>{B(0, 0, 5), End(0, 5), B(4, 0, 5), End(4, 5), B(5, kBlock, kBlock),
                                End(5, 2 * kBlock)}));
@@ -319,6 +321,35 @@ TEST(BlockSchedulerTest, KeptBlocksAreHashedOnlyForTheMd5) {
   EXPECT_EQ(ResumeSteps(files, resume, true),
             (std::vector<Step>{H(0, 0, kBlock), H(0, kBlock, kBlock), B(0, 2 * kBlock, kBlock),
                                B(0, 3 * kBlock, kBlock), End(0, 4 * kBlock)}));
+}
+
+TEST(BlockSchedulerTest, BlocksOfAComparedFileCarryTheTargetsHashOfThem) {
+  // The target has two blocks and a bit; the source three and a bit.
+  std::vector<FileEntry> files = {File(0, 5), File(1, 3 * kBlock + 1)};
+  BlockHash a{}, b{}, c{};
+  a[0] = 1;
+  b[0] = 2;
+  c[0] = 3;
+  std::vector<ResumeEntry> resume = {ResumeEntry::Compared(1, {a, b, c})};
+  BlockScheduler s(files, kBlock, resume, false);
+  std::vector<BlockStep> steps;
+  while (auto step = s.Next()) steps.push_back(*step);
+  ASSERT_EQ(steps.size(), 7u);  // file 0: block, end; file 1: four blocks, end
+  EXPECT_FALSE(steps[0].compared) << "a file not compared is sent as ever";
+  EXPECT_EQ(steps[0].expected, nullptr);
+  const BlockHash* want[] = {&resume[0].block_hashes[0], &resume[0].block_hashes[1],
+                             &resume[0].block_hashes[2], nullptr};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const BlockStep& step = steps[2 + i];
+    EXPECT_EQ(step.kind, BlockStep::Kind::kBlock);
+    EXPECT_TRUE(step.compared);
+    EXPECT_EQ(step.offset, i * kBlock);
+    ASSERT_EQ(step.expected == nullptr, want[i] == nullptr) << i;
+    if (want[i]) {
+      EXPECT_EQ(*step.expected, *want[i]) << i;
+    }
+  }
+  EXPECT_EQ(steps[6].kind, BlockStep::Kind::kFileEnd);
 }
 
 TEST(BlockSchedulerTest, FullyKeptFileStillEnds) {

@@ -145,6 +145,7 @@ SinkOpen SampleSinkOpen() {
   m.recursive = true;
   m.listen_address = "10.1.2.3";
   m.params = SampleParams();
+  m.existing = ExistingRule::kSizeOnly;
   return m;
 }
 
@@ -166,6 +167,7 @@ FileDone SampleFileDone() {
   m.source_digest = MakeDigestValue(Pattern<32>(5));
   m.sink_digest = MakeDigestValue(Pattern<32>(99));
   m.final_path = "/data/dst/top/file.bin";
+  m.unchanged = true;
   return m;
 }
 
@@ -188,7 +190,7 @@ std::vector<ControlMessage> AllSamples() {
   v.push_back(SampleSourceStart());
   v.push_back(SampleProgress());
   v.push_back(SampleFileDone());
-  v.push_back(Done{~0ull, 5, 64});
+  v.push_back(Done{~0ull, 5, 64, 0, 0});
   v.push_back(ErrorMessage{ErrorCode::kDiskFull, "dst: No space left on device"});
   v.push_back(Abort{"interrupted by user"});
   v.push_back(Bye{});
@@ -376,10 +378,11 @@ TEST(ControlMessageTest, SinkOpenCarriesTheFsyncPolicy) {
     in.fsync = p;
     EXPECT_EQ(RoundTrip(in).fsync, p);
   }
-  // The policy is the message's last byte: a value this build does not know is refused.
+  // The policy is the byte before the last (the rule for existing files): a
+  // value this build does not know is refused.
   std::vector<std::uint8_t> bytes = EncodeMessage(in);
   for (std::uint8_t bad : {std::uint8_t{3}, std::uint8_t{0xff}}) {
-    bytes.back() = bad;
+    bytes[bytes.size() - 2] = bad;
     EXPECT_EQ(DecodeError(bytes), ErrorCode::kProtocol) << int{bad};
   }
 }
@@ -453,6 +456,9 @@ TEST(ControlMessageTest, FileDoneRoundTrip) {
   EXPECT_EQ(out.source_digest, in.source_digest);
   EXPECT_EQ(out.sink_digest, in.sink_digest);
   EXPECT_EQ(out.final_path, in.final_path);
+  EXPECT_TRUE(out.unchanged);
+  in.unchanged = false;
+  EXPECT_FALSE(RoundTrip(in).unchanged);
   in.hash = HashAlgorithm::kXxh128;
   in.source_digest = MakeDigestValue(Pattern<16>(7));
   in.sink_digest = in.source_digest;
@@ -548,10 +554,12 @@ TEST(ControlMessageTest, FileDoneDigestOfTheWrongLengthIsRejected) {
 }
 
 TEST(ControlMessageTest, DoneRoundTrip) {
-  Done out = RoundTrip(Done{11, 0xFFFFFFFFFFFFFFFFull, 3});
+  Done out = RoundTrip(Done{11, 0xFFFFFFFFFFFFFFFFull, 3, 4, 5});
   EXPECT_EQ(out.bytes, 11u);
   EXPECT_EQ(out.files, 0xFFFFFFFFFFFFFFFFull);
   EXPECT_EQ(out.streams, 3);
+  EXPECT_EQ(out.wire_bytes, 4u);
+  EXPECT_EQ(out.same_bytes, 5u);
 }
 
 TEST(ControlMessageTest, ErrorRoundTripForEveryCode) {
@@ -1047,10 +1055,10 @@ TEST(IsSafeRelativePathTest, RejectsEmbeddedNul) {
 
 std::vector<ResumeEntry> SampleResume() {
   return {
-      {0, true, {}},
-      {3, false, {{0, 4096}, {8192, 1u << 20}, {(1ull << 40), (1ull << 40) + 1}}},
-      {4, false, {{5, 6}}},
-      {0xFFFFFFFFu, false, {{0, std::numeric_limits<std::uint64_t>::max()}}},
+      ResumeEntry::Complete(0),
+      ResumeEntry::Partial(3, {{0, 4096}, {8192, 1u << 20}, {(1ull << 40), (1ull << 40) + 1}}),
+      ResumeEntry::Partial(4, {{5, 6}}),
+      ResumeEntry::Partial(0xFFFFFFFFu, {{0, std::numeric_limits<std::uint64_t>::max()}}),
   };
 }
 
@@ -1170,9 +1178,9 @@ TEST(ControlMessageTest, SourceStartWithResumeRoundTrip) {
   EXPECT_TRUE(RoundTrip(SampleSourceStart()).resume.empty());
 }
 
-TEST(ControlMessageTest, ResumeItemKindIsZeroOrOne) {
-  // A partial file is item kind 0; changing that byte to 2 or 0xFF is refused.
-  for (const Bytes& good : WithResume({{1, false, {{0, 10}}}})) {
+TEST(ControlMessageTest, ResumeItemKindIsZeroOneOrTwo) {
+  // A partial file is item kind 0; changing that byte to 3 or 0xFF is refused.
+  for (const Bytes& good : WithResume({ResumeEntry::Partial(1, {{0, 10}})})) {
     Bytes ref = good;
     std::size_t at = 0;
     bool found = false;
@@ -1184,7 +1192,7 @@ TEST(ControlMessageTest, ResumeItemKindIsZeroOrOne) {
       }
     }
     ASSERT_TRUE(found);
-    for (std::uint8_t bad : {std::uint8_t{2}, std::uint8_t{0xFF}}) {
+    for (std::uint8_t bad : {std::uint8_t{3}, std::uint8_t{0xFF}}) {
       Bytes b = ref;
       b[at] = bad;
       EXPECT_NE(DecodeFailure(b), "");
@@ -1195,9 +1203,9 @@ TEST(ControlMessageTest, ResumeItemKindIsZeroOrOne) {
 TEST(ControlMessageTest, RunsOfCompleteFilesRoundTripAndStaySmall) {
   SinkReady m = SampleSinkReady();
   m.resume.clear();
-  for (std::uint32_t i = 10; i < 20010; ++i) m.resume.push_back({i, true, {}});
-  m.resume.push_back({30000, false, {{0, 4096}}});
-  m.resume.push_back({30001, true, {}});
+  for (std::uint32_t i = 10; i < 20010; ++i) m.resume.push_back(ResumeEntry::Complete(i));
+  m.resume.push_back(ResumeEntry::Partial(30000, {{0, 4096}}));
+  m.resume.push_back(ResumeEntry::Complete(30001));
   Bytes b = EncodeMessage(m);
   EXPECT_LT(b.size(), EncodeMessage(SampleSinkReady()).size() + 200);  // one run, not 20000 entries
   // Decoded, the run stays one entry (a run of 2^24 files must not become 2^24 entries).
@@ -1217,17 +1225,76 @@ TEST(ControlMessageTest, RunsOfCompleteFilesRoundTripAndStaySmall) {
   EXPECT_EQ(EncodeMessage(out), b);
 }
 
+BlockHash HashOf(std::uint8_t seed) {
+  BlockHash h{};
+  for (std::size_t i = 0; i < h.size(); ++i) h[i] = static_cast<std::uint8_t>(seed + i);
+  return h;
+}
+
+TEST(ControlMessageTest, ComparedFilesRoundTripWithTheirBlockHashes) {
+  SinkReady m = SampleSinkReady();
+  m.resume = {ResumeEntry::Complete(2, 3), ResumeEntry::Compared(7, {HashOf(1), HashOf(50)}),
+              ResumeEntry::Compared(8, {}),  // an empty file there
+              ResumeEntry::Partial(9, {{0, 10}})};
+  Bytes b = EncodeMessage(m);
+  SinkReady out = std::get<SinkReady>(DecodeMessage(b));
+  ASSERT_EQ(out.resume.size(), 4u);
+  EXPECT_FALSE(out.resume[0].compared);
+  EXPECT_TRUE(out.resume[1].compared);
+  EXPECT_FALSE(out.resume[1].complete);
+  EXPECT_EQ(out.resume[1].id, 7u);
+  EXPECT_EQ(out.resume[1].block_hashes, m.resume[1].block_hashes);
+  EXPECT_TRUE(out.resume[2].compared);
+  EXPECT_TRUE(out.resume[2].block_hashes.empty());
+  EXPECT_FALSE(out.resume[3].compared);
+  EXPECT_EQ(ResumeFileCount(out.resume), 6u);
+  EXPECT_EQ(EncodeMessage(out), b);  // relayed by the agent unchanged
+  // Out of order against a run, as any other item.
+  m.resume = {ResumeEntry::Complete(0, 10), ResumeEntry::Compared(5, {HashOf(3)})};
+  EXPECT_EQ(DecodeError(EncodeMessage(m)), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, BlockHashesPastTheLimitAreRefusedBeforeTheyAreRead) {
+  SinkReady m = SampleSinkReady();
+  m.resume = {ResumeEntry::Compared(0, std::vector<BlockHash>(kMaxBlockHashes / 2)),
+              ResumeEntry::Compared(1, std::vector<BlockHash>(kMaxBlockHashes / 2))};
+  EXPECT_EQ(std::get<SinkReady>(DecodeMessage(EncodeMessage(m))).resume.size(), 2u);
+  m.resume[1].block_hashes.emplace_back();
+  EXPECT_EQ(DecodeError(EncodeMessage(m)), ErrorCode::kProtocol);
+  // A count that claims more hashes than the message holds: refused.
+  SinkReady small = SampleSinkReady();
+  small.resume = {ResumeEntry::Compared(0x01020304, {HashOf(9)})};
+  Bytes b = EncodeMessage(small);
+  Bytes item = {0x02, 0x01, 0x02, 0x03, 0x04, 0x00, 0x00, 0x00, 0x01};
+  auto at = std::search(b.begin(), b.end(), item.begin(), item.end());
+  ASSERT_NE(at, b.end());
+  at[6] = 0x07;  // k = 458,753, within the limit, of which one is there
+  EXPECT_EQ(DecodeError(b), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, SinkOpenCarriesTheRuleForExistingFiles) {
+  SinkOpen m = SampleSinkOpen();
+  for (ExistingRule r : {ExistingRule::kQuickCheck, ExistingRule::kDelta,
+                         ExistingRule::kOmitExisting, ExistingRule::kSizeOnly}) {
+    m.existing = r;
+    EXPECT_EQ(RoundTrip(m).existing, r);
+  }
+  Bytes b = EncodeMessage(m);
+  b.back() = 4;  // the last byte is the rule: no such value
+  EXPECT_EQ(DecodeError(b), ErrorCode::kProtocol);
+}
+
 TEST(ControlMessageTest, RunOfTwoToThe24CompleteFilesStaysOneEntry) {
   SinkReady m = SampleSinkReady();
-  m.resume = {ResumeEntry{0, true, {}, 1u << 24}};
+  m.resume = {ResumeEntry::Complete(0, 1u << 24)};
   SinkReady out = std::get<SinkReady>(DecodeMessage(EncodeMessage(m)));
   ASSERT_EQ(out.resume.size(), 1u);
   EXPECT_EQ(out.resume[0].count, 1u << 24);
   // One more file than the protocol allows in a resume list: refused.
-  m.resume = {ResumeEntry{0, true, {}, (1u << 24) + 1}};
+  m.resume = {ResumeEntry::Complete(0, (1u << 24) + 1)};
   EXPECT_EQ(DecodeError(EncodeMessage(m)), ErrorCode::kProtocol);
   // A partial file inside a run: out of order.
-  m.resume = {ResumeEntry{0, true, {}, 10}, ResumeEntry{5, false, {{0, 1}}}};
+  m.resume = {ResumeEntry::Complete(0, 10), ResumeEntry::Partial(5, {{0, 1}})};
   EXPECT_EQ(DecodeError(EncodeMessage(m)), ErrorCode::kProtocol);
 }
 
@@ -1244,10 +1311,11 @@ TEST(ControlMessageTest, AppendCompleteExtendsTheLastRun) {
 
 TEST(ControlMessageTest, ResumeIdsMustStrictlyIncrease) {
   const std::vector<std::vector<ResumeEntry>> bad = {
-      {{3, false, {{0, 1}}}, {3, false, {{0, 1}}}},   // repeated
-      {{3, true, {}}, {2, true, {}}},                 // decreasing
-      {{0, true, {}}, {5, true, {}}, {4, true, {}}},  // a later pair
-      {{0xFFFFFFFFu, true, {}}, {0, true, {}}},       // wrapped
+      {ResumeEntry::Partial(3, {{0, 1}}), ResumeEntry::Partial(3, {{0, 1}})},  // repeated
+      {ResumeEntry::Complete(3), ResumeEntry::Complete(2)},                    // decreasing
+      {ResumeEntry::Complete(0), ResumeEntry::Complete(5),
+       ResumeEntry::Complete(4)},                                      // a later pair
+      {ResumeEntry::Complete(0xFFFFFFFFu), ResumeEntry::Complete(0)},  // wrapped
   };
   for (const auto& resume : bad) {
     for (const Bytes& b : WithResume(resume)) {
@@ -1255,7 +1323,8 @@ TEST(ControlMessageTest, ResumeIdsMustStrictlyIncrease) {
       EXPECT_NE(why.find("resumed files out of order"), std::string::npos) << why;
     }
   }
-  for (const Bytes& b : WithResume({{0, true, {}}, {1, true, {}}, {0xFFFFFFFFu, true, {}}})) {
+  for (const Bytes& b : WithResume({ResumeEntry::Complete(0), ResumeEntry::Complete(1),
+                                    ResumeEntry::Complete(0xFFFFFFFFu)})) {
     EXPECT_NO_THROW(DecodeMessage(b));
   }
 }
@@ -1277,12 +1346,13 @@ TEST(ControlMessageTest, KeptRangesMustBeNonEmptySortedAndDisjoint) {
       {{{0, 1}, {2, 3}, {2, 4}}, "kept ranges out of order"},
   };
   for (const Bad& c : bad) {
-    for (const Bytes& b : WithResume({{1, false, {{0, 1}}}, {2, false, c.kept}})) {
+    for (const Bytes& b :
+         WithResume({ResumeEntry::Partial(1, {{0, 1}}), ResumeEntry::Partial(2, c.kept)})) {
       std::string why = DecodeFailure(b);
       EXPECT_NE(why.find(c.why), std::string::npos) << why;
     }
   }
-  for (const Bytes& b : WithResume({{2, false, {{0, 10}, {11, 20}, {100, 200}}}})) {
+  for (const Bytes& b : WithResume({ResumeEntry::Partial(2, {{0, 10}, {11, 20}, {100, 200}})})) {
     EXPECT_NO_THROW(DecodeMessage(b));
   }
 }
@@ -1450,7 +1520,7 @@ TEST(ControlMessageTest, ResumeListForMoreThanAMillionCompletedFilesDecodes) {
   m.resume.clear();
   const auto n = static_cast<std::uint32_t>(kMaxKeptRanges + 1);
   m.resume.reserve(n);
-  for (std::uint32_t i = 0; i < n; ++i) m.resume.push_back({i, true, {}});
+  for (std::uint32_t i = 0; i < n; ++i) m.resume.push_back(ResumeEntry::Complete(i));
   Bytes b = EncodeMessage(m);
   ASSERT_LE(b.size(), kMaxControlMessage);
   std::string why = DecodeFailure(b);

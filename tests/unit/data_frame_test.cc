@@ -342,6 +342,7 @@ TEST(DataFrameTest, FrameTypeNumbersAreStable) {
   EXPECT_EQ(static_cast<int>(FrameType::kFileEnd), 2);
   EXPECT_EQ(static_cast<int>(FrameType::kPassEnd), 3);
   EXPECT_EQ(static_cast<int>(FrameType::kResend), 4);
+  EXPECT_EQ(static_cast<int>(FrameType::kSame), 5);
   EXPECT_EQ(EncodeFrameHeader(ResendHeader())[4], 4);
 }
 
@@ -412,8 +413,45 @@ TEST(DataFrameTest, ResendLengthMustBeWholeRangesWithinTheLimit) {
   EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
 }
 
-TEST(DataFrameTest, TypeAfterResendIsUnknown) {
-  for (std::uint8_t type : {std::uint8_t{5}, std::uint8_t{6}, std::uint8_t{0x7F}}) {
+FrameHeader SameHeader() {
+  FrameHeader h;
+  h.type = FrameType::kSame;
+  h.file_id = 12;
+  h.offset = 3 * kMaxPayload;
+  h.raw_length = kMaxPayload;
+  return h;
+}
+
+TEST(DataFrameTest, SameRoundTrip) {
+  FrameHeader h = SameHeader();
+  EXPECT_EQ(EncodeFrameHeader(h)[4], 5);
+  ExpectHeaderEq(RoundTrip(h), h);
+  h.raw_length = 1;
+  h.offset = std::numeric_limits<std::uint64_t>::max() - 1;  // the last byte there can be
+  ExpectHeaderEq(RoundTrip(h), h);
+}
+
+TEST(DataFrameTest, SameWithPayloadFlagsOrBadLengthIsRejected) {
+  FrameHeader h = SameHeader();
+  h.length = 1;  // a same block carries no bytes
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  for (std::uint8_t flag : {kFlagCompressed, kFlagHasDigest}) {
+    h = SameHeader();
+    h.flags = flag;
+    EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol) << int{flag};
+  }
+  h = SameHeader();
+  h.raw_length = 0;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h.raw_length = kMaxPayload + 1;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+  h.raw_length = 2;
+  h.offset = std::numeric_limits<std::uint64_t>::max() - 1;
+  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
+}
+
+TEST(DataFrameTest, TypeAfterSameIsUnknown) {
+  for (std::uint8_t type : {std::uint8_t{6}, std::uint8_t{7}, std::uint8_t{0x7F}}) {
     FrameHeaderBytes b = EncodeFrameHeader(ResendHeader());
     b[4] = type;
     EXPECT_EQ(DecodeError(b), ErrorCode::kProtocol) << int{type};
