@@ -81,9 +81,15 @@ struct Options {
   std::string report_csv;          ///< --report-csv FILE: per-interval, per-stream rows
 
   // Resume (docs/resume.md).
-  bool append = false;          ///< -a: resume, and fail if there is nothing to resume
-  bool no_resume = false;       ///< --no-resume: discard partial state and start over
-  bool verify_kept = true;      ///< --no-verify-kept clears it
+  bool append = false;      ///< -a: resume, and fail if there is nothing to resume
+  bool no_resume = false;   ///< --no-resume: discard partial state and start over
+  bool verify_kept = true;  ///< --no-verify-kept clears it
+  /// Files already under their final names: --delta compares every one block
+  /// by block, even when size and mtime match; -O skips every one; --size-only
+  /// skips those of the source's size. At most one of them.
+  bool delta = false;
+  bool omit_existing = false;
+  bool size_only = false;
   bool remove_partial = false;  ///< --remove-partial: delete partial state on failure
 
   /// -y none|d|dd: what a file's rename waits for (docs/braid.1).

@@ -176,6 +176,10 @@ SinkOpen CopyAttempt::MakeSinkOpen(const TransferParams& params) const {
                      : options_.append  ? ResumeMode::kRequire
                                         : ResumeMode::kAuto;
   sink_open.verify_kept = options_.verify_kept;
+  sink_open.existing = options_.delta           ? ExistingRule::kDelta
+                       : options_.omit_existing ? ExistingRule::kOmitExisting
+                       : options_.size_only     ? ExistingRule::kSizeOnly
+                                                : ExistingRule::kQuickCheck;
   sink_open.keep_partial = !options_.remove_partial;
   sink_open.fsync = options_.fsync;
   return sink_open;
@@ -237,6 +241,7 @@ void CopyAttempt::WatchDataPhase() {
         sink_done = true;
         bytes_ = done->bytes;
         wire_bytes_ = done->wire_bytes;
+        same_bytes_ = done->same_bytes;
       } else {
         source_done = true;
         streams_ = std::max(streams_, done->streams);

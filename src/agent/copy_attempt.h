@@ -155,8 +155,12 @@ class CopyAttempt {
   std::deque<std::uint64_t> sizes_;
   std::uint64_t skipped_bytes_ = 0;  ///< not sent because an earlier run has them
   std::uint32_t failed_blocks_ = 0;
-  bool stream_source_ = false;  ///< a source is a pipe or stdin, which may pause
-  std::optional<Kept> kept_;    ///< what the sink kept after a failure
+  std::uint64_t complete_bytes_ = 0;  ///< of files skipped whole (in skipped_bytes_ too)
+  std::uint64_t same_bytes_ = 0;      ///< bytes compared targets already held (sink's Done)
+  std::size_t compared_count_ = 0;    ///< files the sink compared block by block
+  std::size_t unchanged_count_ = 0;   ///< files left as they were: complete, or compared the same
+  bool stream_source_ = false;        ///< a source is a pipe or stdin, which may pause
+  std::optional<Kept> kept_;          ///< what the sink kept after a failure
 };
 
 }  // namespace braid

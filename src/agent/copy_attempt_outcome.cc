@@ -60,30 +60,39 @@ void CopyAttempt::ReportResume(const SinkReady& ready) {
                            std::to_string(r.end() - 1) + " in its resume list, past the " +
                            std::to_string(sizes_.size()) + " entries of the file list");
     }
+    if (r.compared) {
+      ++compared_count_;
+      continue;
+    }
     if (!r.complete) {
       ++partial;
       continue;
     }
     complete += r.count;
-    for (std::uint64_t id = r.id; id < r.end(); ++id) skipped_bytes_ += sizes_[id];
+    for (std::uint64_t id = r.id; id < r.end(); ++id) complete_bytes_ += sizes_[id];
   }
-  skipped_bytes_ += ready.kept_bytes;
+  skipped_bytes_ += complete_bytes_ + ready.kept_bytes;
   failed_blocks_ = ready.failed_blocks;
-  if (ready.resume.empty() && ready.failed_blocks == 0) return;
-  std::string what;
-  if (partial > 0) {
-    what = FormatBytes(ready.kept_bytes) + " kept in " + CountOf(partial, "partial file");
+  unchanged_count_ += complete;
+  if (partial > 0 || ready.failed_blocks > 0) {
+    std::string what =
+        FormatBytes(ready.kept_bytes) + " kept in " + CountOf(partial, "partial file");
+    if (ready.failed_blocks > 0) {
+      what += "; " + CountOf(ready.failed_blocks, "kept block") +
+              " failed verification and will be sent again";
+    }
+    PrintLine(stderr, "braid: resuming %s: %s", DestinationName().c_str(), what.c_str());
   }
-  if (complete > 0) {
-    if (!what.empty()) what += ", ";
-    what += CountOf(complete, "file") + " already complete";
+  // Not a resume: what the target already held, judged file by file.
+  if (complete > 0 || compared_count_ > 0) {
+    std::string what;
+    if (complete > 0) what = "skipped " + CountOf(complete, "unchanged file");
+    if (compared_count_ > 0) {
+      if (!what.empty()) what += "; ";
+      what += "comparing " + CountOf(compared_count_, "file") + " already there block by block";
+    }
+    PrintLine(stderr, "braid: %s: %s", DestinationName().c_str(), what.c_str());
   }
-  if (ready.failed_blocks > 0) {
-    if (!what.empty()) what += "; ";
-    what +=
-        CountOf(ready.failed_blocks, "kept block") + " failed verification and will be sent again";
-  }
-  PrintLine(stderr, "braid: resuming %s: %s", DestinationName().c_str(), what.c_str());
 }
 
 std::string CopyAttempt::DestinationName() const {
@@ -124,6 +133,8 @@ int CopyAttempt::Fail(BraidError error) {
     end.files = done_count_;
     end.streams_used = options_.streams_auto ? max_active_ : streams_;
     end.bytes_skipped = skipped_bytes_;
+    end.bytes_unchanged = same_bytes_;
+    end.files_unchanged = unchanged_count_;
     end.blocks_resent = failed_blocks_;
     end.bytes_kept = kept_ ? kept_->bytes : 0;
     end.error = error.what();
@@ -179,6 +190,7 @@ void CopyAttempt::ReportKept() {
 
 void CopyAttempt::OnFileDone(FileDone d) {
   ++done_count_;
+  if (d.unchanged) ++unchanged_count_;
   all_hashed_ = all_hashed_ && d.hash == options_.hash;
   if (d.hash == HashAlgorithm::kNone) return;
   d.source_digest = {};
@@ -202,9 +214,17 @@ void CopyAttempt::Report() {
   if (options_.verbose > 0 || (progress_ && progress_->active())) {
     double secs = Elapsed();
     std::string wire;
-    if (options_.compress_level > 0) wire = ", " + FormatBytes(wire_bytes_) + " on the wire";
+    if (options_.compress_level > 0 || compared_count_ > 0) {
+      wire = ", " + FormatBytes(wire_bytes_) + " on the wire";
+    }
+    if (complete_bytes_ + same_bytes_ > 0) {
+      wire += ", " + FormatBytes(complete_bytes_ + same_bytes_) + " already there";
+    }
+    if (unchanged_count_ > 0) wire += ", " + CountOf(unchanged_count_, "file") + " unchanged";
     std::string resumed;
-    if (skipped_bytes_ > 0) resumed = ", " + FormatBytes(skipped_bytes_) + " skipped by resume";
+    if (skipped_bytes_ > complete_bytes_) {
+      resumed = ", " + FormatBytes(skipped_bytes_ - complete_bytes_) + " skipped by resume";
+    }
     if (failed_blocks_ > 0) {
       resumed +=
           ", " + CountOf(failed_blocks_, "kept block") + " re-sent after failed verification";
@@ -237,6 +257,8 @@ void CopyAttempt::Report() {
       end.digests.push_back({DonePath(d), d.hash, ToHex(d.sink_digest)});
     }
     end.bytes_skipped = skipped_bytes_;
+    end.bytes_unchanged = same_bytes_;
+    end.files_unchanged = unchanged_count_;
     end.blocks_resent = failed_blocks_;
     end.retries = retry_.notes();
     report_->PrintJson(end);

@@ -280,6 +280,13 @@ void DefineResumeOptions(CLI::App& app, RawArgs& raw, Options& options) {
                "Ignore what an earlier broken copy left and start over");
   app.add_flag("--no-verify-kept", raw.no_verify_kept,
                "On resume, trust kept blocks without re-reading them against the journal");
+  app.add_flag("--delta", options.delta,
+               "Compare every file already there block by block, even one whose size and "
+               "mtime match; only blocks that differ are sent");
+  app.add_flag("-O,--omit-existing", options.omit_existing,
+               "Skip every file already there, whatever it holds (bbcp's -O)");
+  app.add_flag("--size-only", options.size_only,
+               "Skip files already there with the source's size, without comparing them");
   app.add_flag("-k,--keep", raw.keep, "Keep partial files on failure (the default; for bbcp)");
   app.add_flag("--remove-partial", options.remove_partial,
                "On failure, delete partial files and journals instead of keeping them");
@@ -500,6 +507,9 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   if (options.polite && !options.streams_auto) Fail("--polite needs -s auto");
   if (raw.keep && options.remove_partial) Fail("-k/--keep and --remove-partial contradict");
   if (raw.no_verify_kept) options.verify_kept = false;
+  if (int{options.delta} + int{options.omit_existing} + int{options.size_only} > 1) {
+    Fail("--delta, -O/--omit-existing and --size-only contradict: choose one");
+  }
   if (given("--fsync")) options.fsync = ParseFsyncPolicy(raw.fsync);
   if (raw.ipv4 && raw.ipv6) Fail("-4 and -6 contradict");
   options.family = raw.ipv4 ? 4 : raw.ipv6 ? 6 : 0;

@@ -3,13 +3,31 @@
 namespace braid {
 namespace {
 
-bool CompletedBefore(const FileEntry& source, const TargetState& t, bool preserve) {
-  if (!t.final_is_file || t.final_size != source.size) return false;
-  if (preserve) {
-    return t.final_mtime_sec == source.mtime_sec && t.final_mtime_nsec == source.mtime_nsec;
+/// The file under the final name may be left as it is, without a look inside.
+bool ProvenInPlace(const FileEntry& source, const TargetState& t, const TargetRules& rules) {
+  if (!t.final_is_file || rules.force) return false;
+  bool same_size = t.final_size == source.size;
+  switch (rules.existing) {
+    case ExistingRule::kOmitExisting:
+      return true;
+    case ExistingRule::kSizeOnly:
+      return same_size;
+    case ExistingRule::kDelta:
+      return false;
+    case ExistingRule::kQuickCheck:
+      break;
   }
-  return t.final_mtime_sec > source.mtime_sec ||
-         (t.final_mtime_sec == source.mtime_sec && t.final_mtime_nsec >= source.mtime_nsec);
+  return !rules.verify && same_size && t.final_mtime_sec == source.mtime_sec &&
+         t.final_mtime_nsec == source.mtime_nsec;
+}
+
+/// Why the journal beside the partial file is for another source.
+std::string WhyOtherSource(const SourceIdentity& was, const SourceIdentity& now) {
+  if (was.size != now.size) return "the source's size changed since the partial copy was made";
+  if (was.mtime_sec != now.mtime_sec || was.mtime_nsec != now.mtime_nsec) {
+    return "the source was modified since the partial copy was made";
+  }
+  return "the source's content differs from when the partial copy was made";
 }
 
 }  // namespace
@@ -19,36 +37,25 @@ SourceIdentity IdentityOf(const FileEntry& entry) {
 }
 
 ResumeDecision DecideResume(const FileEntry& source, const TargetState& target,
-                            const std::optional<DecodedJournal>& journal, ResumeMode mode,
-                            bool preserve, bool force) {
+                            const std::optional<DecodedJournal>& journal,
+                            const TargetRules& rules) {
   ResumeDecision d;
-  bool leftovers = target.partial_exists || journal.has_value();
-  if (mode == ResumeMode::kOff || source.kind != FileKind::kRegular) {
-    d.discard = leftovers;
-    return d;
-  }
-  if (!force && CompletedBefore(source, target, preserve)) {
+  d.discard = target.partial_exists || journal.has_value();
+  if (rules.mode == ResumeMode::kOff || source.kind != FileKind::kRegular) return d;
+  if (ProvenInPlace(source, target, rules)) {
     d.action = ResumeAction::kSkip;
-    d.discard = leftovers;
     return d;
   }
-  if (!leftovers) return d;
-  d.discard = true;
-  if (!journal || !target.partial_exists) return d;  // nothing that says what is in it
-  const SourceIdentity& was = journal->header.source;
-  SourceIdentity now = IdentityOf(source);
-  if (was == now) {
-    d.action = ResumeAction::kResume;
-    d.discard = false;
-    return d;
+  // Only a partial file with a journal of this very source says what is in it.
+  if (journal && target.partial_exists) {
+    if (journal->header.source == IdentityOf(source)) {
+      d.action = ResumeAction::kResume;
+      d.discard = false;
+      return d;
+    }
+    d.note = WhyOtherSource(journal->header.source, IdentityOf(source));
   }
-  if (was.size != now.size) {
-    d.note = "the source's size changed since the partial copy was made";
-  } else if (was.mtime_sec != now.mtime_sec || was.mtime_nsec != now.mtime_nsec) {
-    d.note = "the source was modified since the partial copy was made";
-  } else {
-    d.note = "the source's content differs from when the partial copy was made";
-  }
+  if (target.final_is_file && !rules.force) d.action = ResumeAction::kCompare;
   return d;
 }
 

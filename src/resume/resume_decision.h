@@ -1,7 +1,8 @@
 #pragma once
 /// What a run does with each file given what an earlier run left at the
-/// target: skip it (already in place), resume it (a partial file with a journal
-/// for this very source), or copy it from the start. Pure.
+/// target: skip it (proven in place), resume it (a partial file with a journal
+/// for this very source), compare it block by block with the file already
+/// there, or copy it from the start. Pure.
 
 #include <cstdint>
 #include <optional>
@@ -26,6 +27,20 @@ enum class ResumeAction {
   kCopy,    ///< from the start
   kSkip,    ///< an earlier run completed it
   kResume,  ///< keep the partial file's journaled blocks (once verified)
+  /// A regular file is there but not proven the same: the two ends compare
+  /// block hashes and only the blocks that differ travel.
+  kCompare,
+};
+
+/// What the command line says about files already at the target.
+struct TargetRules {
+  ResumeMode mode = ResumeMode::kAuto;
+  ExistingRule existing = ExistingRule::kQuickCheck;
+  /// -f: a file under its final name is replaced whole, never skipped or
+  /// compared (partial copies still resume).
+  bool force = false;
+  /// A hash was asked for (-e): the quick check alone proves nothing.
+  bool verify = false;
 };
 
 struct ResumeDecision {
@@ -36,11 +51,10 @@ struct ResumeDecision {
 
 SourceIdentity IdentityOf(const FileEntry& entry);
 
-/// `preserve` (-p): a completed copy has the source's time exactly; without it
-/// a completed copy is at least as new as the source. `force` (-f): files under
-/// their final name are replaced, never skipped (partial copies still resume).
+/// The quick check is size and mtime equal to the nanosecond, which holds for
+/// a copy made with -p; a copy made without it has its copy time, so it is
+/// compared, never trusted on its time.
 ResumeDecision DecideResume(const FileEntry& source, const TargetState& target,
-                            const std::optional<DecodedJournal>& journal, ResumeMode mode,
-                            bool preserve, bool force);
+                            const std::optional<DecodedJournal>& journal, const TargetRules& rules);
 
 }  // namespace braid

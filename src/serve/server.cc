@@ -269,7 +269,7 @@ class Server {
     };
     auto progress = [&] {
       Progress p;
-      p.bytes = state.bytes.load();
+      p.bytes = state.bytes.load() + state.same_bytes.load();  // both are done
       p.files_done = state.files_done.load();
       p.streams = state.streams.load();
       if (source_) {
@@ -294,7 +294,7 @@ class Server {
       // The final counts, so the agent's per-stream totals are exact, not 200 ms old.
       channel_.Send(progress());
       channel_.Send(Done{state.bytes.load(), state.files_done.load(), state.streams.load(),
-                         state.wire_bytes.load()});
+                         state.wire_bytes.load(), state.same_bytes.load()});
     } catch (const BraidError& e) {
       stop_reporter(reporter);
       if (e.code() != ErrorCode::kInterrupted) SendError(e);

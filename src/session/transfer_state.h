@@ -39,6 +39,8 @@ class TransferState {
   // The counters are atomic: any thread adds to them and reads them without a lock.
   std::atomic<std::uint64_t> bytes{0};       ///< file bytes moved
   std::atomic<std::uint64_t> wire_bytes{0};  ///< payload bytes on the streams (after -c)
+  /// File bytes a compared target already held ("same" frames): done, not moved.
+  std::atomic<std::uint64_t> same_bytes{0};
   /// Files this end finished: a sink's renamed into place, a source's whose
   /// file end it sent (once each, however often the sink asks again).
   std::atomic<std::uint64_t> files_done{0};

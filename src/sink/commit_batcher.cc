@@ -61,6 +61,7 @@ FileDone CommitBatcher::Verdict(const Complete& c) {
   done.id = c.id;
   done.size = f.end_size.value_or(0);
   done.final_path = files_.final_path(f);
+  done.unchanged = files_.Unchanged(c.id);
   if (hash_ == HashAlgorithm::kNone) return done;
   std::string name(HashDisplayName(hash_));
   std::string where = host_.empty() ? done.final_path : host_ + ":" + done.final_path;

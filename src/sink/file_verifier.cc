@@ -27,7 +27,6 @@ class OneFile {
 
   std::optional<DigestValue> Hash(const TransferState& state) {
     std::uint32_t id = f_.entry.id;
-    fd_ = files_.OpenPartial(id);
     for (;;) {
       feed_.SetBusy(false);
       std::optional<std::uint64_t> prefix = files_.WaitForPrefix(id, hashed_);
@@ -56,8 +55,11 @@ class OneFile {
     // Up to the next block boundary at most, so the block after it can come from the feed.
     std::uint64_t want =
         std::min({std::uint64_t{chunk_.size()}, prefix - hashed_, block_ - hashed_ % block_});
+    // Asked each time: a compared file is read where it is until its first
+    // block of data makes it a partial file.
+    int fd = files_.ReadDescriptor(f_.entry.id);
     ssize_t got =
-        ::pread(fd_, chunk_.data(), static_cast<std::size_t>(want), static_cast<off_t>(hashed_));
+        ::pread(fd, chunk_.data(), static_cast<std::size_t>(want), static_cast<off_t>(hashed_));
     if (got <= 0) {
       throw BraidError(ErrorCode::kTargetUnwritable,
                        DescribeErrno(host_, files_.partial_path(f_), got < 0 ? errno : EIO));
@@ -73,7 +75,6 @@ class OneFile {
   const std::uint64_t block_;
   const std::string& host_;
   std::vector<std::uint8_t>& chunk_;
-  int fd_ = -1;
   std::uint64_t hashed_ = 0;
 };
 

@@ -5,6 +5,11 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <vector>
+
 namespace braid {
 namespace {
 
@@ -52,6 +57,19 @@ class RealFileSystem final : public SinkFileSystem {
   int Fallocate(int fd, off_t size) override { return ::posix_fallocate(fd, 0, size); }
   ssize_t Pwrite(int fd, const void* data, std::size_t length, off_t offset) override {
     return ::pwrite(fd, data, length, offset);
+  }
+  ssize_t CopyRange(int in_fd, int out_fd, off_t offset, std::size_t length) override {
+    off_t in_at = offset;
+    off_t out_at = offset;
+    ssize_t n = ::copy_file_range(in_fd, &in_at, out_fd, &out_at, length, 0);
+    if (n >= 0 || (errno != EXDEV && errno != EINVAL && errno != EOPNOTSUPP && errno != ENOSYS)) {
+      return n;
+    }
+    // A file system that cannot copy in the kernel: through a buffer.
+    std::vector<std::uint8_t> buffer(std::min<std::size_t>(length, 1u << 20));
+    ssize_t got = ::pread(in_fd, buffer.data(), buffer.size(), offset);
+    if (got <= 0) return got;
+    return ::pwrite(out_fd, buffer.data(), static_cast<std::size_t>(got), offset);
   }
   void StartWriteback(int fd, off_t offset, std::size_t length) override {
     (void)::sync_file_range(fd, offset, static_cast<off_t>(length), SYNC_FILE_RANGE_WRITE);

@@ -47,6 +47,10 @@ class SinkFileSystem {
   /// posix_fallocate(fd, 0, size): returns the errno, 0 on success.
   virtual int Fallocate(int fd, off_t size) = 0;
   virtual ssize_t Pwrite(int fd, const void* data, std::size_t length, off_t offset) = 0;
+  /// copy_file_range(2) of `length` bytes at `offset` in both files (a
+  /// pread and pwrite where the file system cannot): bytes copied, 0 at the
+  /// end of `in_fd`.
+  virtual ssize_t CopyRange(int in_fd, int out_fd, off_t offset, std::size_t length) = 0;
   /// sync_file_range(SYNC_FILE_RANGE_WRITE): starts writeback, reports nothing.
   virtual void StartWriteback(int fd, off_t offset, std::size_t length) = 0;
   virtual int Fdatasync(int fd) = 0;

@@ -294,11 +294,12 @@ bool SinkFiles::LinkAnonymous(SinkFile& f, bool force) {
 
 int SinkFiles::OpenLocked(SinkFile& f) {
   if (f.fd.valid()) return f.fd.get();
-  if (OpenAnonymous(f)) return f.fd.get();
+  if (!f.basis && OpenAnonymous(f)) return f.fd.get();
   const std::string partial = partial_path(f);
   f.fd.Reset(OpenAndLockPartial(fs_, partial, /*truncate=*/!f.resumed));
   if (!f.fd.valid() && errno == EWOULDBLOCK) FailHeld(f);
   if (!f.fd.valid()) Fail(partial, errno);
+  if (f.basis) CopyBasis(f);
   std::uint64_t size = f.entry.size;
   if (size != kUnknownSize && size >= kReserveMinSize) {
     struct statfs fs {};
@@ -315,6 +316,31 @@ int SinkFiles::OpenLocked(SinkFile& f) {
     OpenDirect(f, on_tmpfs);
   }
   return f.fd.get();
+}
+
+void SinkFiles::CopyBasis(SinkFile& f) {
+  // Under the lock, so no block lands before the copy is whole; a copy in
+  // the kernel (copy_file_range) of a version already in the page cache.
+  constexpr std::uint64_t kCopyPiece = 1u << 30;
+  int from = BasisDescriptor(f);
+  for (std::uint64_t at = 0; at < f.entry.size;) {
+    auto want = static_cast<std::size_t>(std::min(f.entry.size - at, kCopyPiece));
+    ssize_t n = fs_.CopyRange(from, f.fd.get(), static_cast<off_t>(at), want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) Fail(partial_path(f), errno);
+    if (n == 0) break;  // the version there is shorter: the rest arrives as data
+    at += static_cast<std::uint64_t>(n);
+  }
+}
+
+int SinkFiles::BasisDescriptor(const SinkFile& f) {
+  Basis& basis = bases_[f.entry.id];
+  if (!basis.fd.valid()) {
+    const std::string final = final_path(f);
+    basis.fd.Reset(fs_.Open(final, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0));
+    if (!basis.fd.valid()) Fail(final, errno);
+  }
+  return basis.fd.get();
 }
 
 void SinkFiles::OpenDirect(SinkFile& f, bool on_tmpfs) {
@@ -449,6 +475,13 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
     f.committed = true;
     return;
   }
+  {
+    MutexLock lock(mutex_);
+    if (UnchangedLocked(f)) {
+      CommitUnchanged(f);
+      return;
+    }
+  }
   int fd = OpenPartial(id);  // a zero-byte file was never opened by a block
   const std::string path = WorkingPath(f);
   // Owner first: chown clears set-id bits, so the mode goes on after it.
@@ -482,6 +515,18 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
   f.committed = true;
 }
 
+void SinkFiles::CommitUnchanged(SinkFile& f) {
+  if (preserve_) {
+    int fd = BasisDescriptor(f);
+    const std::string path = final_path(f);
+    if (fs_.IsRoot() && fs_.Fchown(fd, f.entry.uid, f.entry.gid) != 0) Fail(path, errno);
+    if (fs_.Fchmod(fd, ModeFor(f.entry)) != 0) Fail(path, errno);
+    if (fs_.Futimens(fd, EntryTimes(f.entry).times) != 0) Fail(path, errno);
+  }
+  bases_.erase(f.entry.id);
+  f.committed = true;
+}
+
 mode_t SinkFiles::ModeFor(const FileEntry& entry) const {
   static const mode_t kUmask = CurrentUmask();
   return preserve_ ? (entry.mode & 07777) : (entry.mode & 0777 & ~kUmask);
@@ -498,9 +543,14 @@ void SinkFiles::FinishDirectories() {
   }
 }
 
-void SinkFiles::MakeDurable(const std::vector<std::uint32_t>& ids) {
+void SinkFiles::MakeDurable(const std::vector<std::uint32_t>& all) {
   if (fsync_ == FsyncPolicy::kNone) return;
-  if (plan_.mode == TargetPlan::Mode::kStream || ids.empty()) return;
+  if (plan_.mode == TargetPlan::Mode::kStream || all.empty()) return;
+  std::vector<std::uint32_t> ids;  // an unchanged file had nothing written
+  for (std::uint32_t id : all) {
+    if (!Unchanged(id)) ids.push_back(id);
+  }
+  if (ids.empty()) return;
   if (ids.size() == 1) {
     int fd = OpenPartial(ids.front());
     if (fs_.Fdatasync(fd) != 0) Fail(WorkingPath(files_[ids.front()]), errno);
@@ -554,6 +604,46 @@ void SinkFiles::SetKept(std::uint32_t id, RangeSet kept) {
   SinkFile& f = Lookup(id);
   f.ranges = std::move(kept);
   f.resumed = true;
+}
+
+void SinkFiles::MarkCompared(std::uint32_t id, std::uint64_t size) {
+  MutexLock lock(mutex_);
+  Lookup(id).basis = true;
+  bases_[id].size = size;
+}
+
+void SinkFiles::RecordSame(std::uint32_t id, std::uint64_t offset, std::uint32_t length) {
+  CheckBlock(id, offset, length);
+  MutexLock lock(mutex_);
+  SinkFile& f = Lookup(id);
+  auto basis = bases_.find(id);
+  if (!f.basis || basis == bases_.end()) Reject("a same-block frame for a file not compared");
+  if (offset + length > basis->second.size) Reject("a same-block frame past the target's version");
+  if (f.ranges.Contains(offset, offset + length)) return;
+  if (f.complete) Reject("data after the file was complete");
+  bytes_ += f.ranges.Add(offset, offset + length);
+  bool now_complete = MarkIfComplete(f);
+  lock.Unlock();
+  Announce(id, now_complete);
+}
+
+bool SinkFiles::UnchangedLocked(const SinkFile& f) const {
+  if (!f.basis || f.fd.valid()) return false;
+  auto basis = bases_.find(f.entry.id);
+  // A version of another size needs a partial file even if every block matched.
+  return basis != bases_.end() && basis->second.size == f.entry.size;
+}
+
+bool SinkFiles::Unchanged(std::uint32_t id) const {
+  MutexLock lock(mutex_);
+  return UnchangedLocked(files_.at(id));
+}
+
+int SinkFiles::ReadDescriptor(std::uint32_t id) {
+  MutexLock lock(mutex_);
+  SinkFile& f = Lookup(id);
+  if (f.basis && !f.fd.valid()) return BasisDescriptor(f);
+  return OpenLocked(f);
 }
 
 void SinkFiles::SyncPartial(std::uint32_t id) {

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -66,6 +67,11 @@ struct SinkFile {
   /// is no partial file to create, rename, journal or remove (small files in
   /// new directories only: nothing to resume there).
   bool anonymous = false;
+  /// The file under the final name holds an older version, compared block by
+  /// block: blocks the source finds the same arrive as "same" frames. Its
+  /// partial file is made only when a block of data arrives, as a copy of
+  /// that version; a file that gets none is left as it is (SinkFiles::Unchanged).
+  bool basis = false;
 };
 
 class SinkFiles {
@@ -125,6 +131,18 @@ class SinkFiles {
   void MarkInPlace(std::uint32_t id);
   /// The partial file already holds `kept` (verified): write around it.
   void SetKept(std::uint32_t id, RangeSet kept);
+  /// The file under the final name, of `size` bytes, is compared block by
+  /// block (SinkFile::basis).
+  void MarkCompared(std::uint32_t id, std::uint64_t size);
+  /// A "same" frame: the target's block [offset, offset+length) is the
+  /// source's. Throws BraidError(kProtocol) for a file not compared or a
+  /// block outside it.
+  void RecordSame(std::uint32_t id, std::uint64_t offset, std::uint32_t length);
+  /// A compared file no data arrived for: the target is left as it is.
+  bool Unchanged(std::uint32_t id) const;
+  /// Where the verifier reads file `id`: its partial file, or for a compared
+  /// file still unchanged the file under the final name.
+  int ReadDescriptor(std::uint32_t id);
   /// fdatasync of the partial file, if it is open.
   void SyncPartial(std::uint32_t id);
   /// What is still missing of each file not complete, for the source to send
@@ -189,6 +207,14 @@ class SinkFiles {
   bool LinkAnonymous(SinkFile& f, bool force);
   /// Links the nameless file `fd` in at `path`; false with errno set.
   bool LinkDescriptor(int fd, const std::string& path);
+  /// A compared file's first block of data: its partial file starts as a copy
+  /// of the version under the final name.
+  void CopyBasis(SinkFile& f) BRAID_REQUIRES(mutex_);
+  /// The version under the final name of a compared file, opened to read once.
+  int BasisDescriptor(const SinkFile& f) BRAID_REQUIRES(mutex_);
+  bool UnchangedLocked(const SinkFile& f) const BRAID_REQUIRES(mutex_);
+  /// Commit of a compared file that stayed unchanged: -p's owner, mode and times on it.
+  void CommitUnchanged(SinkFile& f) BRAID_REQUIRES(mutex_);
   /// Opens `f.direct_fd` when a durable copy of a large file should bypass the page cache.
   void OpenDirect(SinkFile& f, bool on_tmpfs);
   /// Writes all of `length` bytes with pwrites of at most `piece`; an errno, or 0.
@@ -224,6 +250,15 @@ class SinkFiles {
   std::condition_variable cv_;  ///< signals new bytes, a file end, or Abort
   std::uint64_t bytes_ BRAID_GUARDED_BY(mutex_) = 0;
   bool aborted_ BRAID_GUARDED_BY(mutex_) = false;
+  /// A compared file's version under the final name: its size when it was
+  /// hashed, and a descriptor to read it (opened when first needed).
+  struct Basis {
+    std::uint64_t size = 0;
+    UniqueFd fd;
+  };
+  /// By file id, for compared files until they are committed; a map, as most
+  /// files of a tree are never compared.
+  std::map<std::uint32_t, Basis> bases_ BRAID_GUARDED_BY(mutex_);
   /// Set before the receivers start.
   std::function<void(std::uint32_t)> on_complete_;
   /// Cleared when a file system refuses O_TMPFILE; every file then gets a partial.

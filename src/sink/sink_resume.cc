@@ -1,11 +1,14 @@
 #include "sink/sink_resume.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <optional>
+#include <vector>
 
 #include "resume/resume_decision.h"
 #include "security/crypto/payload_checksum.h"
@@ -127,9 +130,33 @@ void ResumeKept(SinkFiles& files, JournalFiles& journals, Checkpointer& checkpoi
   journals.Rewrite(id, bytes);
   checkpointer.Track(id, header, /*journal_exists=*/true, kept);
   summary.kept_bytes += kept.covered();
-  summary.entries.push_back({id, false, kept.Ranges()});
+  summary.entries.push_back(ResumeEntry::Partial(id, kept.Ranges()));
   files.SetKept(id, std::move(kept));
   ++summary.resumed_files;
+}
+
+/// The block hashes of the file under the final name, for the source to
+/// compare its own with; nullopt (copy it whole) when it cannot be read or
+/// its hashes would take the list past the protocol's limit.
+std::optional<std::vector<BlockHash>> HashTarget(const std::string& path, std::uint64_t size,
+                                                 std::uint32_t block_size,
+                                                 std::size_t& hashes_total) {
+  std::uint64_t blocks = (size + block_size - 1) / block_size;
+  if (hashes_total + blocks > kMaxBlockHashes) return std::nullopt;
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return std::nullopt;
+  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+  std::vector<BlockHash> hashes;
+  hashes.reserve(static_cast<std::size_t>(blocks));
+  std::vector<std::uint8_t> block(std::min<std::uint64_t>(size, block_size));
+  for (std::uint64_t at = 0; at < size; at += block_size) {
+    auto want = static_cast<std::size_t>(std::min<std::uint64_t>(size - at, block_size));
+    ssize_t n = ::pread(fd.get(), block.data(), want, static_cast<off_t>(at));
+    if (n != static_cast<ssize_t>(want)) return std::nullopt;
+    hashes.push_back(BlockHash128({block.data(), want}));
+  }
+  hashes_total += hashes.size();
+  return hashes;
 }
 
 }  // namespace
@@ -139,6 +166,11 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
                             const std::function<void(const std::string&)>& warn) {
   ResumeSummary summary;
   std::size_t ranges_total = 0;
+  std::size_t hashes_total = 0;
+  const TargetRules rules{.mode = open.resume,
+                          .existing = open.existing,
+                          .force = open.force,
+                          .verify = open.params.hash != HashAlgorithm::kNone};
   if (files.plan().mode == TargetPlan::Mode::kStream) {
     if (open.resume == ResumeMode::kRequire) {
       throw BraidError(ErrorCode::kNothingToResume,
@@ -157,9 +189,13 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
     if (target.partial_exists) AwaitHeldPartial(files, id, Where(host, final_path), warn);
     std::optional<DecodedJournal> journal =
         LoadJournal(journals, f, final_path, open.params.block_size, host, warn);
-    ResumeDecision d =
-        DecideResume(f.entry, target, journal, open.resume, open.preserve, open.force);
+    ResumeDecision d = DecideResume(f.entry, target, journal, rules);
     if (!d.note.empty()) warn(Where(host, final_path) + ": " + d.note + "; starting it over");
+    std::optional<std::vector<BlockHash>> hashes;
+    // -o's ordered writer writes every byte of a file: it has no use for hashes.
+    if (d.action == ResumeAction::kCompare && !open.params.ordered) {
+      hashes = HashTarget(final_path, target.final_size, open.params.block_size, hashes_total);
+    }
     if (d.discard) {
       ::unlink(files.partial_path(f).c_str());
       journals.Remove(id);
@@ -175,6 +211,15 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
         ResumeKept(files, journals, checkpointer, open, id, header, *journal, ranges_total,
                    summary);
         break;
+      case ResumeAction::kCompare:
+        if (hashes) {
+          // No journal: a compared file cut short is compared again, as cheaply.
+          files.MarkCompared(id, target.final_size);
+          summary.entries.push_back(ResumeEntry::Compared(id, std::move(*hashes)));
+          ++summary.compared_files;
+          break;
+        }
+        [[fallthrough]];
       case ResumeAction::kCopy:
         if (f.entry.size >= kResumeMinSize) checkpointer.Track(id, header, false, {});
         break;

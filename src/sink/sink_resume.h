@@ -21,6 +21,7 @@ struct ResumeSummary {
   std::uint32_t failed_blocks = 0;   ///< kept blocks whose checksum no longer matched
   std::size_t skipped_files = 0;     ///< already complete
   std::size_t resumed_files = 0;
+  std::size_t compared_files = 0;  ///< under their final names, compared block by block
 };
 
 /// Call before SinkFiles::Prepare. Throws BraidError (kNothingToResume with -a

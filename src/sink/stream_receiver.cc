@@ -34,6 +34,10 @@ void StreamReceiver::Run(TransferState& state, const PassEndFn& pass_end) {
         files_.EndFile(h.file_id, h.offset, digest);
         break;
       }
+      case FrameType::kSame:
+        ReceiveSame(h);
+        state.same_bytes.fetch_add(h.raw_length);
+        break;
       case FrameType::kPassEnd:
         if (!pass_end(h.file_id)) return;
         break;
@@ -72,6 +76,21 @@ void StreamReceiver::ReceiveData(const FrameHeader& h, TransferState& state) {
   // Clear and uncompressed, the checksum is that of the bytes on disk; else the writer makes it.
   if (!compressed && !frames_.sealed()) raw_checksum = h.checksum;
   writer_.Write(h.file_id, h.offset, std::move(buffer), h.raw_length, raw_checksum);
+}
+
+void StreamReceiver::ReceiveSame(const FrameHeader& h) {
+  // Checked before its (empty) payload's tag, as a data frame's header is.
+  try {
+    files_.CheckBlock(h.file_id, h.offset, h.raw_length);
+  } catch (const BraidError& e) {
+    frames_.Refuse(e);
+  }
+  if (!frames_.ReadPayload({})) {
+    throw BraidError(ErrorCode::kIntegrity, "same-block frame checksum mismatch from " +
+                                                socket_.peer() + " for " +
+                                                Where(files_.final_path(h.file_id)));
+  }
+  files_.RecordSame(h.file_id, h.offset, h.raw_length);
 }
 
 std::optional<DigestValue> StreamReceiver::ReadFileEnd(const FrameHeader& h) {

@@ -40,6 +40,8 @@ class StreamReceiver {
 
  private:
   void ReceiveData(const FrameHeader& h, TransferState& state);
+  /// A "same" frame: the compared target already holds that block.
+  void ReceiveSame(const FrameHeader& h);
   /// The payload of a file-end frame: the source's digest, checked against -E.
   std::optional<DigestValue> ReadFileEnd(const FrameHeader& h);
   std::string Where(const std::string& path) const {

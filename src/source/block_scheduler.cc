@@ -51,6 +51,11 @@ std::optional<BlockStep> BlockScheduler::Next() {
       if (!hash_kept_) continue;
       block.kind = BlockStep::Kind::kHashOnly;
     }
+    if (r && !unknown && r->compared) {
+      block.compared = true;
+      std::uint64_t index = block.offset / block_size_;
+      if (index < r->block_hashes.size()) block.expected = &r->block_hashes[index];
+    }
     last_ = block;
     return block;
   }

@@ -1,7 +1,8 @@
 #pragma once
 /// Decides what the source reads next: the blocks of each file in order,
 /// then that file's end marker. On a resumed transfer it skips what the sink
-/// kept (or only hashes it, for the whole-file digest) and files already in place.
+/// kept (or only hashes it, for the whole-file digest) and files already in
+/// place, and marks the blocks of files the sink compared with their hashes.
 /// Pure: the reader does the IO and tells the scheduler when a stream of
 /// unknown length runs dry.
 
@@ -20,6 +21,10 @@ struct BlockStep {
   std::uint32_t file_id = 0;
   std::uint64_t offset = 0;  ///< block: where to read; file end: the final size
   std::uint32_t length = 0;  ///< block: bytes to read (a stream may return fewer)
+  /// A block of a file the sink compared: sent as "same" when it hashes to
+  /// `expected`, the target's hash of that block (nullptr: the target has none).
+  bool compared = false;
+  const BlockHash* expected = nullptr;
 };
 
 class BlockScheduler {

@@ -17,6 +17,7 @@
 #include "braid/mutex.h"
 #include "braid/unique_fd.h"
 #include "security/crypto/file_digest.h"
+#include "security/crypto/payload_checksum.h"
 #include "session/blocking_queue.h"
 #include "session/buffer_pool.h"
 #include "session/stream_loss.h"
@@ -157,6 +158,7 @@ struct SourceSession::Impl {
                 BlockScheduler& scheduler, TransferState& state);
   void QueueFileEnd(const BlockStep& step);
   void QueueData(const BlockStep& step, BufferRef buffer, std::uint32_t got);
+  void QueueSame(const BlockStep& step, std::uint32_t got);
   void Repair(BufferPool& pool, const std::vector<ResendRange>& ranges, TransferState& state);
   void QueueRepeatedEnd(const ResendRange& r);
   void HashAll(TransferState& state);
@@ -327,8 +329,21 @@ bool SourceSession::Impl::ReadStep(BufferPool& pool, int fd, const SourceFile& f
   if (got == 0) return true;
   if (hashing()) hash_queue.Push(HashItem{step.file_id, buffer, got, 0});
   if (step.kind == BlockStep::Kind::kHashOnly) return true;  // the sink kept it
+  if (step.expected && got == step.length &&
+      BlockHash128({buffer->data(), got}) == *step.expected) {
+    QueueSame(step, got);
+    return true;
+  }
   QueueData(step, std::move(buffer), got);
   return true;
+}
+
+/// Bounded as file ends are: it holds no buffer from the pool.
+void SourceSession::Impl::QueueSame(const BlockStep& step, std::uint32_t got) {
+  OutFrame same;
+  same.header = {
+      .type = FrameType::kSame, .file_id = step.file_id, .offset = step.offset, .raw_length = got};
+  send_queue.PushBounded(std::move(same), kMaxQueuedEnds);
 }
 
 /// With -E the hasher queues the file end, with the digest, once it has hashed the file.
@@ -512,6 +527,8 @@ void SourceSession::Impl::SendFrame(FrameStream& frames, OutFrame& frame,
     if ((frame.header.flags & kFlagHasDigest) != 0) digest = frame.digest.view();
     frames.Send(frame.header, digest);
     if (frame.header.type == FrameType::kFileEnd && !frame.repeat) state.files_done.fetch_add(1);
+    // A block the target already holds counts as done, and costs no payload.
+    if (frame.header.type == FrameType::kSame) state.same_bytes.fetch_add(frame.header.raw_length);
     return;
   }
   FrameHeader header = frame.header;  // the frame stays as it was, should it go back to the queue

@@ -153,16 +153,16 @@ TEST_F(AgentInProcessTest, ReportsCompleteFilesAndKeptBytesOnResume) {
   for (std::uint64_t i = 1; i <= 3; ++i) {
     WritePatternFile(tree + "/a" + std::to_string(i), kSmall, 10 + i);
   }
-  ASSERT_EQ(Braid({"-r", tree, dst}).exit_code, 0);
+  // -p: the quick check (size and mtime) then proves the small files unchanged.
+  ASSERT_EQ(Braid({"-r", "-p", tree, dst}).exit_code, 0);
 
   // A large file joins the tree, and the sink's disk "fills" after 4 MiB of it.
   WritePatternFile(tree + "/z_big", 24 * kMiB, 20);
   LimitFileSize(4 * kMiB);
-  AgentRun broken = Braid({"-r", "-s", "1", "--json", tree, dst});
+  AgentRun broken = Braid({"-r", "-p", "-s", "1", "--json", tree, dst});
   LiftFileSizeLimit();
   ASSERT_EQ(broken.exit_code, ExitCodeFor(ErrorCode::kTargetUnwritable)) << broken.err;
-  EXPECT_NE(broken.err.find("braid: resuming " + dst + ": 3 files already complete"),
-            std::string::npos)
+  EXPECT_NE(broken.err.find("braid: " + dst + ": skipped 3 unchanged files\n"), std::string::npos)
       << broken.err;
   std::smatch kept;
   ASSERT_TRUE(std::regex_search(broken.err, kept,
@@ -173,11 +173,12 @@ TEST_F(AgentInProcessTest, ReportsCompleteFilesAndKeptBytesOnResume) {
   EXPECT_GT(kept_bytes, 0u) << broken.out;
   EXPECT_LE(kept_bytes, 4 * kMiB) << broken.out;
 
-  AgentRun resumed = Braid({"-r", "--json", tree, dst});
+  AgentRun resumed = Braid({"-r", "-p", "--json", tree, dst});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  EXPECT_NE(resumed.err.find("braid: resuming " + dst + ": " + kept[1].str() +
-                             " kept in 1 partial file, 3 files already complete\n"),
-            std::string::npos)
+  EXPECT_NE(
+      resumed.err.find("braid: resuming " + dst + ": " + kept[1].str() +
+                       " kept in 1 partial file\nbraid: " + dst + ": skipped 3 unchanged files\n"),
+      std::string::npos)
       << resumed.err;
   EXPECT_EQ(JsonCount(resumed.out, "bytes_skipped"), 3 * kSmall + kept_bytes) << resumed.out;
   EXPECT_EQ(JsonCount(resumed.out, "blocks_resent"), 0u) << resumed.out;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "braid/error.h"
+#include "proto/control_message.h"
 #include "support/background_braid.h"
 #include "support/process_runner.h"
 #include "support/sshd_test.h"
@@ -81,7 +82,7 @@ TEST_F(OutputTest, VersionNamesBraidTheProtocolAndTheLibraries) {
     EXPECT_EQ(lines[i].rfind(prefixes[i], 0), 0u) << lines[i];
     EXPECT_GT(lines[i].size(), std::string(prefixes[i]).size()) << lines[i];
   }
-  EXPECT_EQ(lines[1], "protocol 3");
+  EXPECT_EQ(lines[1], "protocol " + std::to_string(kProtocolVersion));
 }
 
 TEST_F(OutputTest, CapitalVIsVeryVerboseAndOneOfAThingIsSingular) {

@@ -157,6 +157,15 @@ class FakeSinkFileSystem final : public SinkFileSystem {
     std::memcpy(bytes.data() + at, data, length);
     return static_cast<ssize_t>(length);
   }
+  ssize_t CopyRange(int in_fd, int out_fd, off_t offset, std::size_t length) override {
+    const std::string& from = open_files.at(in_fd)->data;
+    auto at = static_cast<std::size_t>(offset);
+    if (at >= from.size()) return 0;
+    std::size_t n = std::min(length, from.size() - at);
+    std::string piece = from.substr(at, n);
+    log.push_back("copy " + std::to_string(n));
+    return Pwrite(out_fd, piece.data(), n, offset);
+  }
   void StartWriteback(int, off_t, std::size_t) override {}
   int Fdatasync(int) override { return 0; }
   int Fsync(int) override { return 0; }

@@ -125,7 +125,8 @@ struct Case {
   const char* name;
   ResumeMode mode;
   bool force;
-  bool preserve;
+  ExistingRule existing;
+  bool verify;
   Final final;
   bool partial;
   Jnl journal;
@@ -142,61 +143,78 @@ constexpr ResumeMode kOff = ResumeMode::kOff;
 constexpr ResumeAction kCopy = ResumeAction::kCopy;
 constexpr ResumeAction kSkip = ResumeAction::kSkip;
 constexpr ResumeAction kResume = ResumeAction::kResume;
+constexpr ResumeAction kCompare = ResumeAction::kCompare;
+constexpr ExistingRule kQuick = ExistingRule::kQuickCheck;
+constexpr ExistingRule kDelta = ExistingRule::kDelta;
+constexpr ExistingRule kOmit = ExistingRule::kOmitExisting;
+constexpr ExistingRule kSizeOnly = ExistingRule::kSizeOnly;
 
 // clang-format off
 const Case kCases[] = {
-  // name                                   mode      force  pres   final                 partial journal            action   discard note
-  {"fresh target",                          kAuto,    false, false, Final::kAbsent,       false, Jnl::kNone,        kCopy,   false, Note::kNone},
-  {"fresh target, require",                 kRequire, false, false, Final::kAbsent,       false, Jnl::kNone,        kCopy,   false, Note::kNone},
-  {"fresh target, off",                     kOff,     false, false, Final::kAbsent,       false, Jnl::kNone,        kCopy,   false, Note::kNone},
-  // Completed by an earlier run.
-  {"done, same time",                       kAuto,    false, false, Final::kSameTime,     false, Jnl::kNone,        kSkip,   false, Note::kNone},
-  {"done, newer",                           kAuto,    false, false, Final::kNewer,        false, Jnl::kNone,        kSkip,   false, Note::kNone},
-  {"done, a nanosecond newer",              kAuto,    false, false, Final::kNewerNsec,    false, Jnl::kNone,        kSkip,   false, Note::kNone},
-  {"done, require",                         kRequire, false, false, Final::kNewer,        false, Jnl::kNone,        kSkip,   false, Note::kNone},
-  {"older: not done",                       kAuto,    false, false, Final::kOlder,        false, Jnl::kNone,        kCopy,   false, Note::kNone},
-  {"a nanosecond older: not done",          kAuto,    false, false, Final::kOlderNsec,    false, Jnl::kNone,        kCopy,   false, Note::kNone},
-  {"other size: not done",                  kAuto,    false, false, Final::kOtherSize,    false, Jnl::kNone,        kCopy,   false, Note::kNone},
-  {"other size, same time: not done",       kAuto,    false, false, Final::kOtherSizeSame, false, Jnl::kNone,       kCopy,   false, Note::kNone},
-  {"-p: exact time is done",                kAuto,    false, true,  Final::kSameTime,     false, Jnl::kNone,        kSkip,   false, Note::kNone},
-  {"-p: newer is not done",                 kAuto,    false, true,  Final::kNewer,        false, Jnl::kNone,        kCopy,   false, Note::kNone},
-  {"-p: a nanosecond newer is not done",    kAuto,    false, true,  Final::kNewerNsec,    false, Jnl::kNone,        kCopy,   false, Note::kNone},
-  {"-p: older is not done",                 kAuto,    false, true,  Final::kOlder,        false, Jnl::kNone,        kCopy,   false, Note::kNone},
-  {"-p: other size is not done",            kAuto,    false, true,  Final::kOtherSizeSame, false, Jnl::kNone,       kCopy,   false, Note::kNone},
-  {"-f replaces a done file",               kAuto,    true,  false, Final::kSameTime,     false, Jnl::kNone,        kCopy,   false, Note::kNone},
-  {"-f -p replaces a done file",            kAuto,    true,  true,  Final::kSameTime,     false, Jnl::kNone,        kCopy,   false, Note::kNone},
-  {"off recopies a done file",              kOff,     false, false, Final::kSameTime,     false, Jnl::kNone,        kCopy,   false, Note::kNone},
-  // Done, and leftovers of an older attempt beside it: skip and clean up.
-  {"done, stale partial",                   kAuto,    false, false, Final::kNewer,        true,  Jnl::kNone,        kSkip,   true,  Note::kNone},
-  {"done, stale journal",                   kAuto,    false, false, Final::kNewer,        false, Jnl::kMatch,       kSkip,   true,  Note::kNone},
-  {"done, stale partial and journal",       kAuto,    false, true,  Final::kSameTime,     true,  Jnl::kMatch,       kSkip,   true,  Note::kNone},
+  // name                                   mode      force  existing  verify final                 partial journal            action    discard note
+  {"fresh target",                          kAuto,    false, kQuick,   false, Final::kAbsent,       false, Jnl::kNone,        kCopy,    false, Note::kNone},
+  {"fresh target, require",                 kRequire, false, kQuick,   false, Final::kAbsent,       false, Jnl::kNone,        kCopy,    false, Note::kNone},
+  {"fresh target, off",                     kOff,     false, kQuick,   false, Final::kAbsent,       false, Jnl::kNone,        kCopy,    false, Note::kNone},
+  {"fresh target, -O",                      kAuto,    false, kOmit,    false, Final::kAbsent,       false, Jnl::kNone,        kCopy,    false, Note::kNone},
+  // The quick check: size and time to the nanosecond (a copy made with -p).
+  {"same size and time: skipped",           kAuto,    false, kQuick,   false, Final::kSameTime,     false, Jnl::kNone,        kSkip,    false, Note::kNone},
+  {"same, require",                         kRequire, false, kQuick,   false, Final::kSameTime,     false, Jnl::kNone,        kSkip,    false, Note::kNone},
+  // A copy made without -p has its copy time: never trusted on it.
+  {"newer: compared",                       kAuto,    false, kQuick,   false, Final::kNewer,        false, Jnl::kNone,        kCompare, false, Note::kNone},
+  {"a nanosecond newer: compared",          kAuto,    false, kQuick,   false, Final::kNewerNsec,    false, Jnl::kNone,        kCompare, false, Note::kNone},
+  {"older: compared",                       kAuto,    false, kQuick,   false, Final::kOlder,        false, Jnl::kNone,        kCompare, false, Note::kNone},
+  {"a nanosecond older: compared",          kAuto,    false, kQuick,   false, Final::kOlderNsec,    false, Jnl::kNone,        kCompare, false, Note::kNone},
+  {"other size: compared",                  kAuto,    false, kQuick,   false, Final::kOtherSize,    false, Jnl::kNone,        kCompare, false, Note::kNone},
+  {"other size, same time: compared",       kAuto,    false, kQuick,   false, Final::kOtherSizeSame, false, Jnl::kNone,       kCompare, false, Note::kNone},
+  {"newer, require",                        kRequire, false, kQuick,   false, Final::kNewer,        false, Jnl::kNone,        kCompare, false, Note::kNone},
+  // A hash asked for, or --delta: the quick check proves nothing.
+  {"-e: same time is compared",             kAuto,    false, kQuick,   true,  Final::kSameTime,     false, Jnl::kNone,        kCompare, false, Note::kNone},
+  {"--delta: same time is compared",        kAuto,    false, kDelta,   false, Final::kSameTime,     false, Jnl::kNone,        kCompare, false, Note::kNone},
+  {"--delta: newer is compared",            kAuto,    false, kDelta,   false, Final::kNewer,        false, Jnl::kNone,        kCompare, false, Note::kNone},
+  // -O and --size-only skip without a look inside, even under -e.
+  {"-O skips any file",                     kAuto,    false, kOmit,    true,  Final::kOtherSize,    false, Jnl::kNone,        kSkip,    false, Note::kNone},
+  {"--size-only skips the same size",       kAuto,    false, kSizeOnly, false, Final::kNewer,       false, Jnl::kNone,        kSkip,    false, Note::kNone},
+  {"--size-only compares another size",     kAuto,    false, kSizeOnly, false, Final::kOtherSize,   false, Jnl::kNone,        kCompare, false, Note::kNone},
+  // -f replaces whole; --no-resume copies whole.
+  {"-f replaces a done file",               kAuto,    true,  kQuick,   false, Final::kSameTime,     false, Jnl::kNone,        kCopy,    false, Note::kNone},
+  {"-f -O still replaces",                  kAuto,    true,  kOmit,    false, Final::kSameTime,     false, Jnl::kNone,        kCopy,    false, Note::kNone},
+  {"off recopies a done file",              kOff,     false, kQuick,   false, Final::kSameTime,     false, Jnl::kNone,        kCopy,    false, Note::kNone},
+  // Done, and leftovers of an older attempt beside it: clean up.
+  {"done, stale partial",                   kAuto,    false, kQuick,   false, Final::kNewer,        true,  Jnl::kNone,        kCompare, true,  Note::kNone},
+  {"done, stale journal",                   kAuto,    false, kQuick,   false, Final::kNewer,        false, Jnl::kMatch,       kCompare, true,  Note::kNone},
+  {"same, stale partial and journal",       kAuto,    false, kQuick,   false, Final::kSameTime,     true,  Jnl::kMatch,       kSkip,    true,  Note::kNone},
   // A partial copy with a journal of this very source.
-  {"resume",                                kAuto,    false, false, Final::kAbsent,       true,  Jnl::kMatch,       kResume, false, Note::kNone},
-  {"resume, require",                       kRequire, false, false, Final::kAbsent,       true,  Jnl::kMatch,       kResume, false, Note::kNone},
-  {"resume, -p",                            kAuto,    false, true,  Final::kAbsent,       true,  Jnl::kMatch,       kResume, false, Note::kNone},
-  {"resume, other block size",              kAuto,    false, false, Final::kAbsent,       true,  Jnl::kBlockSize,   kResume, false, Note::kNone},
-  {"resume beside an older final file",     kAuto,    false, false, Final::kOlder,        true,  Jnl::kMatch,       kResume, false, Note::kNone},
-  {"-f still resumes a partial copy",       kAuto,    true,  false, Final::kAbsent,       true,  Jnl::kMatch,       kResume, false, Note::kNone},
-  {"-f resumes even beside a done file",    kAuto,    true,  false, Final::kSameTime,     true,  Jnl::kMatch,       kResume, false, Note::kNone},
-  {"off discards a resumable copy",         kOff,     false, false, Final::kAbsent,       true,  Jnl::kMatch,       kCopy,   true,  Note::kNone},
-  {"off discards a partial alone",          kOff,     false, false, Final::kAbsent,       true,  Jnl::kNone,        kCopy,   true,  Note::kNone},
-  {"off discards a journal alone",          kOff,     false, false, Final::kAbsent,       false, Jnl::kMatch,       kCopy,   true,  Note::kNone},
-  {"off, -f, done, leftovers",              kOff,     true,  false, Final::kSameTime,     true,  Jnl::kMatch,       kCopy,   true,  Note::kNone},
+  {"resume",                                kAuto,    false, kQuick,   false, Final::kAbsent,       true,  Jnl::kMatch,       kResume,  false, Note::kNone},
+  {"resume, require",                       kRequire, false, kQuick,   false, Final::kAbsent,       true,  Jnl::kMatch,       kResume,  false, Note::kNone},
+  {"resume, -e",                            kAuto,    false, kQuick,   true,  Final::kAbsent,       true,  Jnl::kMatch,       kResume,  false, Note::kNone},
+  {"resume, other block size",              kAuto,    false, kQuick,   false, Final::kAbsent,       true,  Jnl::kBlockSize,   kResume,  false, Note::kNone},
+  {"resume beside an older final file",     kAuto,    false, kQuick,   false, Final::kOlder,        true,  Jnl::kMatch,       kResume,  false, Note::kNone},
+  {"-f still resumes a partial copy",       kAuto,    true,  kQuick,   false, Final::kAbsent,       true,  Jnl::kMatch,       kResume,  false, Note::kNone},
+  {"-f resumes even beside a done file",    kAuto,    true,  kQuick,   false, Final::kSameTime,     true,  Jnl::kMatch,       kResume,  false, Note::kNone},
+  {"off discards a resumable copy",         kOff,     false, kQuick,   false, Final::kAbsent,       true,  Jnl::kMatch,       kCopy,    true,  Note::kNone},
+  {"off discards a partial alone",          kOff,     false, kQuick,   false, Final::kAbsent,       true,  Jnl::kNone,        kCopy,    true,  Note::kNone},
+  {"off discards a journal alone",          kOff,     false, kQuick,   false, Final::kAbsent,       false, Jnl::kMatch,       kCopy,    true,  Note::kNone},
+  {"off, -f, done, leftovers",              kOff,     true,  kQuick,   false, Final::kSameTime,     true,  Jnl::kMatch,       kCopy,    true,  Note::kNone},
   // Half of what resuming needs: start over, silently.
-  {"partial without a journal",             kAuto,    false, false, Final::kAbsent,       true,  Jnl::kNone,        kCopy,   true,  Note::kNone},
-  {"journal without a partial",             kAuto,    false, false, Final::kAbsent,       false, Jnl::kMatch,       kCopy,   true,  Note::kNone},
-  {"journal without a partial, require",    kRequire, false, false, Final::kAbsent,       false, Jnl::kMatch,       kCopy,   true,  Note::kNone},
-  {"changed journal without a partial",     kAuto,    false, false, Final::kAbsent,       false, Jnl::kSize,        kCopy,   true,  Note::kNone},
+  {"partial without a journal",             kAuto,    false, kQuick,   false, Final::kAbsent,       true,  Jnl::kNone,        kCopy,    true,  Note::kNone},
+  {"journal without a partial",             kAuto,    false, kQuick,   false, Final::kAbsent,       false, Jnl::kMatch,       kCopy,    true,  Note::kNone},
+  {"journal without a partial, require",    kRequire, false, kQuick,   false, Final::kAbsent,       false, Jnl::kMatch,       kCopy,    true,  Note::kNone},
+  {"changed journal without a partial",     kAuto,    false, kQuick,   false, Final::kAbsent,       false, Jnl::kSize,        kCopy,    true,  Note::kNone},
   // The source changed since the partial copy was made: start over, and say why.
-  {"source size changed",                   kAuto,    false, false, Final::kAbsent,       true,  Jnl::kSize,        kCopy,   true,  Note::kSize},
-  {"source modified (seconds)",             kAuto,    false, false, Final::kAbsent,       true,  Jnl::kSec,         kCopy,   true,  Note::kModified},
-  {"source modified (nanoseconds)",         kAuto,    false, false, Final::kAbsent,       true,  Jnl::kNsec,        kCopy,   true,  Note::kModified},
-  {"source content differs",                kAuto,    false, false, Final::kAbsent,       true,  Jnl::kFingerprint, kCopy,   true,  Note::kContent},
-  {"source changed, require",               kRequire, false, false, Final::kAbsent,       true,  Jnl::kFingerprint, kCopy,   true,  Note::kContent},
-  {"source changed, -f",                    kAuto,    true,  false, Final::kOlder,        true,  Jnl::kSec,         kCopy,   true,  Note::kModified},
-  {"source changed, but done",              kAuto,    false, false, Final::kNewer,        true,  Jnl::kSize,        kSkip,   true,  Note::kNone},
+  {"source size changed",                   kAuto,    false, kQuick,   false, Final::kAbsent,       true,  Jnl::kSize,        kCopy,    true,  Note::kSize},
+  {"source modified (seconds)",             kAuto,    false, kQuick,   false, Final::kAbsent,       true,  Jnl::kSec,         kCopy,    true,  Note::kModified},
+  {"source modified (nanoseconds)",         kAuto,    false, kQuick,   false, Final::kAbsent,       true,  Jnl::kNsec,        kCopy,    true,  Note::kModified},
+  {"source content differs",                kAuto,    false, kQuick,   false, Final::kAbsent,       true,  Jnl::kFingerprint, kCopy,    true,  Note::kContent},
+  {"source changed, require",               kRequire, false, kQuick,   false, Final::kAbsent,       true,  Jnl::kFingerprint, kCopy,    true,  Note::kContent},
+  {"source changed, -f",                    kAuto,    true,  kQuick,   false, Final::kOlder,        true,  Jnl::kSec,         kCopy,    true,  Note::kModified},
+  {"source changed, a version there",       kAuto,    false, kQuick,   false, Final::kNewer,        true,  Jnl::kSize,        kCompare, true,  Note::kSize},
 };
 // clang-format on
+
+TargetRules RulesOf(ResumeMode mode, bool force, ExistingRule existing = kQuick,
+                    bool verify = false) {
+  return {.mode = mode, .existing = existing, .force = force, .verify = verify};
+}
 
 class DecideResumeTest : public ::testing::TestWithParam<Case> {};
 
@@ -217,7 +235,7 @@ bool NoteMatches(const std::string& note, Note want) {
 TEST_P(DecideResumeTest, Decides) {
   const Case& c = GetParam();
   ResumeDecision d = DecideResume(Source(), TargetFor(c.final, c.partial), JournalFor(c.journal),
-                                  c.mode, c.preserve, c.force);
+                                  RulesOf(c.mode, c.force, c.existing, c.verify));
   EXPECT_EQ(d.action, c.action);
   EXPECT_EQ(d.discard, c.discard);
   EXPECT_TRUE(NoteMatches(d.note, c.note)) << "note: \"" << d.note << "\"";
@@ -228,8 +246,8 @@ INSTANTIATE_TEST_SUITE_P(Table, DecideResumeTest, ::testing::ValuesIn(kCases));
 TEST(DecideResumeNotesTest, EachKindOfChangeHasItsOwnNote) {
   std::set<std::string> notes;
   for (Jnl j : {Jnl::kSize, Jnl::kSec, Jnl::kNsec, Jnl::kFingerprint}) {
-    ResumeDecision d =
-        DecideResume(Source(), TargetFor(Final::kAbsent, true), JournalFor(j), kAuto, false, false);
+    ResumeDecision d = DecideResume(Source(), TargetFor(Final::kAbsent, true), JournalFor(j),
+                                    RulesOf(kAuto, false));
     EXPECT_FALSE(d.note.empty());
     notes.insert(d.note);
   }
@@ -242,10 +260,10 @@ TEST(DecideResumeNotesTest, SizeChangeIsReportedBeforeTimeAndContent) {
   j->header.source.mtime_sec += 1;
   j->header.source.fingerprint += 1;
   ResumeDecision d =
-      DecideResume(Source(), TargetFor(Final::kAbsent, true), j, kAuto, false, false);
+      DecideResume(Source(), TargetFor(Final::kAbsent, true), j, RulesOf(kAuto, false));
   EXPECT_TRUE(NoteMatches(d.note, Note::kSize)) << d.note;
   j->header.source.size -= 1;
-  d = DecideResume(Source(), TargetFor(Final::kAbsent, true), j, kAuto, false, false);
+  d = DecideResume(Source(), TargetFor(Final::kAbsent, true), j, RulesOf(kAuto, false));
   EXPECT_TRUE(NoteMatches(d.note, Note::kModified)) << d.note;
 }
 
@@ -256,12 +274,12 @@ TEST(DecideResumeRulesTest, OnlyRegularFilesResumeOrSkip) {
     e.kind = kind;
     // What would resume a regular file.
     ResumeDecision d = DecideResume(e, TargetFor(Final::kAbsent, true), JournalFor(Jnl::kMatch),
-                                    kAuto, false, false);
+                                    RulesOf(kAuto, false));
     EXPECT_EQ(d.action, ResumeAction::kCopy);
     EXPECT_TRUE(d.discard);
     EXPECT_TRUE(d.note.empty());
     // What would skip one.
-    d = DecideResume(e, TargetFor(Final::kSameTime, false), std::nullopt, kAuto, false, false);
+    d = DecideResume(e, TargetFor(Final::kNewer, false), std::nullopt, RulesOf(kAuto, false));
     EXPECT_EQ(d.action, ResumeAction::kCopy);
     EXPECT_FALSE(d.discard);
   }
@@ -277,49 +295,70 @@ TEST(DecideResumeRulesTest, IdentityOfCarriesEveryField) {
 
 /// Over every combination: what must hold whatever the details.
 TEST(DecideResumeRulesTest, InvariantsOverEveryCombination) {
-  int resumed = 0, skipped = 0;
+  int resumed = 0, skipped = 0, compared = 0;
   for (ResumeMode mode : {kAuto, kRequire, kOff}) {
     for (bool force : {false, true}) {
-      for (bool preserve : {false, true}) {
-        for (Final final :
-             {Final::kAbsent, Final::kSameTime, Final::kNewer, Final::kNewerNsec, Final::kOlder,
-              Final::kOlderNsec, Final::kOtherSize, Final::kOtherSizeSame}) {
-          for (bool partial : {false, true}) {
-            for (Jnl j : {Jnl::kNone, Jnl::kMatch, Jnl::kSize, Jnl::kSec, Jnl::kNsec,
-                          Jnl::kFingerprint, Jnl::kBlockSize}) {
-              std::optional<DecodedJournal> journal = JournalFor(j);
-              ResumeDecision d =
-                  DecideResume(Source(), TargetFor(final, partial), journal, mode, preserve, force);
-              SCOPED_TRACE(testing::Message() << "mode " << int(mode) << " force " << force
-                                              << " preserve " << preserve << " final " << int(final)
-                                              << " partial " << partial << " journal " << int(j));
-              bool leftovers = partial || journal.has_value();
-              bool same_source = j == Jnl::kMatch || j == Jnl::kBlockSize;
-              if (d.action == ResumeAction::kResume) {
-                ++resumed;
-                EXPECT_NE(mode, kOff);
-                EXPECT_TRUE(partial);
-                EXPECT_TRUE(same_source);
-                EXPECT_FALSE(d.discard);  // never delete what is being resumed
-              }
-              if (d.action == ResumeAction::kSkip) {
-                ++skipped;
-                EXPECT_NE(mode, kOff);
-                EXPECT_FALSE(force);
-                EXPECT_NE(final, Final::kAbsent);
-              }
-              // Leftovers that are not resumed are always cleaned up, and
-              // nothing is deleted that is not there.
-              EXPECT_EQ(d.discard, leftovers && d.action != ResumeAction::kResume);
-              // A note only explains a partial copy that is given up.
-              if (!d.note.empty()) {
-                EXPECT_EQ(d.action, ResumeAction::kCopy);
-                EXPECT_TRUE(partial);
-                EXPECT_FALSE(same_source);
-              }
-              // Resuming wins whenever it is possible.
-              if (mode != kOff && partial && same_source) {
-                EXPECT_TRUE(d.action == ResumeAction::kResume || d.action == ResumeAction::kSkip);
+      for (ExistingRule existing : {kQuick, kDelta, kOmit, kSizeOnly}) {
+        for (bool verify : {false, true}) {
+          for (Final final :
+               {Final::kAbsent, Final::kSameTime, Final::kNewer, Final::kNewerNsec, Final::kOlder,
+                Final::kOlderNsec, Final::kOtherSize, Final::kOtherSizeSame}) {
+            for (bool partial : {false, true}) {
+              for (Jnl j : {Jnl::kNone, Jnl::kMatch, Jnl::kSize, Jnl::kSec, Jnl::kNsec,
+                            Jnl::kFingerprint, Jnl::kBlockSize}) {
+                std::optional<DecodedJournal> journal = JournalFor(j);
+                ResumeDecision d = DecideResume(Source(), TargetFor(final, partial), journal,
+                                                RulesOf(mode, force, existing, verify));
+                SCOPED_TRACE(testing::Message()
+                             << "mode " << int(mode) << " force " << force << " existing "
+                             << int(existing) << " verify " << verify << " final " << int(final)
+                             << " partial " << partial << " journal " << int(j));
+                bool leftovers = partial || journal.has_value();
+                bool same_source = j == Jnl::kMatch || j == Jnl::kBlockSize;
+                if (d.action == ResumeAction::kResume) {
+                  ++resumed;
+                  EXPECT_NE(mode, kOff);
+                  EXPECT_TRUE(partial);
+                  EXPECT_TRUE(same_source);
+                  EXPECT_FALSE(d.discard);  // never delete what is being resumed
+                }
+                if (d.action == ResumeAction::kSkip) {
+                  ++skipped;
+                  EXPECT_NE(mode, kOff);
+                  EXPECT_FALSE(force);
+                  EXPECT_NE(final, Final::kAbsent);
+                  // Skipped on size and time alone only when nothing asked for more.
+                  if (existing == kQuick) {
+                    EXPECT_FALSE(verify);
+                    EXPECT_EQ(final, Final::kSameTime);
+                  }
+                  EXPECT_NE(existing, kDelta);
+                }
+                if (d.action == ResumeAction::kCompare) {
+                  ++compared;
+                  EXPECT_NE(mode, kOff);
+                  EXPECT_FALSE(force);  // -f replaces whole
+                  EXPECT_NE(final, Final::kAbsent);
+                }
+                // A file there is never replaced whole unless -f, --no-resume or
+                // a resume says so.
+                if (final != Final::kAbsent && d.action == ResumeAction::kCopy) {
+                  EXPECT_TRUE(force || mode == kOff);
+                }
+                // Leftovers that are not resumed are always cleaned up, and
+                // nothing is deleted that is not there.
+                EXPECT_EQ(d.discard, leftovers && d.action != ResumeAction::kResume);
+                // A note only explains a partial copy that is given up.
+                if (!d.note.empty()) {
+                  EXPECT_TRUE(d.action == ResumeAction::kCopy ||
+                              d.action == ResumeAction::kCompare);
+                  EXPECT_TRUE(partial);
+                  EXPECT_FALSE(same_source);
+                }
+                // Resuming wins whenever it is possible.
+                if (mode != kOff && partial && same_source) {
+                  EXPECT_TRUE(d.action == ResumeAction::kResume || d.action == ResumeAction::kSkip);
+                }
               }
             }
           }
@@ -329,6 +368,7 @@ TEST(DecideResumeRulesTest, InvariantsOverEveryCombination) {
   }
   EXPECT_GT(resumed, 0);
   EXPECT_GT(skipped, 0);
+  EXPECT_GT(compared, 0);
 }
 
 }  // namespace

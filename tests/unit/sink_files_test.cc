@@ -194,6 +194,70 @@ TEST_F(SinkFilesTest, AStreamOfUnknownSizeIsBoundedByItsEndOnceKnown) {
   EXPECT_NO_THROW(files_->CheckBlock(0, 5, 5));
 }
 
+TEST_F(SinkFilesTest, ACompareThatFindsEveryBlockTheSameLeavesTheTargetAlone) {
+  fs_.AddFile("/t/f", "aaabbb");
+  OneFile(6);
+  files_->Prepare(false);
+  files_->MarkCompared(0, 6);
+  files_->RecordSame(0, 3, 3);
+  files_->RecordSame(0, 0, 3);
+  files_->RecordSame(0, 0, 3);  // sent again after a lost stream: nothing new
+  files_->EndFile(0, 6, std::nullopt);
+  EXPECT_TRUE(files_->file(0).complete);
+  EXPECT_TRUE(files_->Unchanged(0));
+  EXPECT_EQ(files_->bytes_received(), 6u);
+  files_->MakeDurable({0});
+  files_->Commit(0, false);
+  EXPECT_TRUE(files_->file(0).committed);
+  EXPECT_EQ(fs_.At("/t/f").data, "aaabbb");
+  EXPECT_FALSE(fs_.Has("/t/f.braid-part"));
+  EXPECT_EQ(fs_.Changes("/t/f"), 0) << "nothing written, created or renamed";
+}
+
+TEST_F(SinkFilesTest, ABlockThatDiffersIsWrittenIntoACopyOfTheTarget) {
+  fs_.AddFile("/t/f", "aaabbbccc");
+  OneFile(9);
+  files_->Prepare(false);
+  files_->MarkCompared(0, 9);
+  files_->RecordSame(0, 0, 3);
+  Write(0, 3, 3, 'z');
+  EXPECT_EQ(fs_.At("/t/f.braid-part").data, "aaazzzccc") << "the rest copied from the target";
+  EXPECT_EQ(fs_.At("/t/f").data, "aaabbbccc") << "replaced only once complete";
+  files_->RecordSame(0, 6, 3);  // after the copy: nothing more to do
+  files_->EndFile(0, 9, std::nullopt);
+  EXPECT_FALSE(files_->Unchanged(0));
+  files_->Commit(0, false);
+  EXPECT_EQ(fs_.At("/t/f").data, "aaazzzccc");
+  EXPECT_FALSE(fs_.Has("/t/f.braid-part"));
+}
+
+TEST_F(SinkFilesTest, ACompareOfALongerTargetCutsItToTheSourcesSize) {
+  fs_.AddFile("/t/f", "aaabbbccc");
+  OneFile(6);
+  files_->Prepare(false);
+  files_->MarkCompared(0, 9);
+  files_->RecordSame(0, 0, 3);
+  files_->RecordSame(0, 3, 3);
+  files_->EndFile(0, 6, std::nullopt);
+  EXPECT_FALSE(files_->Unchanged(0)) << "every block the same, but the target is longer";
+  files_->Commit(0, false);
+  EXPECT_EQ(fs_.At("/t/f").data, "aaabbb");
+}
+
+TEST_F(SinkFilesTest, SameBlocksAreRefusedForFilesNotComparedAndPastTheTarget) {
+  fs_.AddFile("/t/f", "aaa");
+  OneFile(6);
+  files_->Prepare(false);
+  EXPECT_EQ(ThrownCode([&] { files_->RecordSame(0, 0, 3); }), ErrorCode::kProtocol);
+  files_->MarkCompared(0, 3);
+  EXPECT_EQ(ThrownCode([&] { files_->RecordSame(0, 3, 3); }), ErrorCode::kProtocol)
+      << "the target has no such block";
+  EXPECT_EQ(ThrownCode([&] { files_->RecordSame(0, 4, 3); }), ErrorCode::kProtocol)
+      << "past the announced size";
+  EXPECT_EQ(files_->bytes_received(), 0u);
+  EXPECT_EQ(files_->file(0).ranges.covered(), 0u);
+}
+
 TEST_F(SinkFilesTest, BlocksLandAtTheirOffsetsInThePartialFile) {
   OneFile(6);
   Write(0, 3, 3, 'b');

@@ -234,6 +234,8 @@ std::string FormatJsonReport(const ReportHeader& h, const std::vector<ReportInte
          ", \"streams_used\": " + std::to_string(e.streams_used) +
          ", \"hash_verified\": " + Bool(e.hash_verified) +
          ", \"bytes_skipped\": " + std::to_string(e.bytes_skipped) +
+         ", \"bytes_unchanged\": " + std::to_string(e.bytes_unchanged) +
+         ", \"files_unchanged\": " + std::to_string(e.files_unchanged) +
          ", \"blocks_resent\": " + std::to_string(e.blocks_resent) +
          ", \"exit_code\": " + std::to_string(e.exit_code) +
          ", \"error_code\": " + std::to_string(static_cast<int>(e.error_code)) +

@@ -127,8 +127,11 @@ struct ReportEnd {
   };
   std::vector<Digest> digests;
   std::uint64_t bytes_skipped = 0;  ///< not sent: an earlier run left them at the sink
-  std::uint32_t blocks_resent = 0;  ///< kept blocks that failed verification
-  std::uint64_t bytes_kept = 0;     ///< on failure: what a re-run will not send again
+  /// Not sent: blocks of files already there that compared the same.
+  std::uint64_t bytes_unchanged = 0;
+  std::uint64_t files_unchanged = 0;  ///< skipped, or compared and found the same
+  std::uint32_t blocks_resent = 0;    ///< kept blocks that failed verification
+  std::uint64_t bytes_kept = 0;       ///< on failure: what a re-run will not send again
   std::vector<StreamTotals> streams;
   std::string error;  ///< why the copy failed; empty on success (then no "error" key)
   int exit_code = 0;  ///< what braid exits with
