@@ -331,6 +331,9 @@ void SinkFiles::CopyBasis(SinkFile& f) {
     if (n == 0) break;  // the version there is shorter: the rest arrives as data
     at += static_cast<std::uint64_t>(n);
   }
+  // From here on the partial file is read instead: a tree of changed files
+  // must not hold a descriptor for each until the end.
+  bases_[f.entry.id].fd.Reset();
 }
 
 int SinkFiles::BasisDescriptor(const SinkFile& f) {
@@ -512,6 +515,7 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
     if (rc != 0) Fail(final, errno);
   }
   MutexLock lock(mutex_);
+  bases_.erase(id);
   f.committed = true;
 }
 

@@ -194,7 +194,9 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
     std::optional<std::vector<BlockHash>> hashes;
     // -o's ordered writer writes every byte of a file: it has no use for hashes.
     if (d.action == ResumeAction::kCompare && !open.params.ordered) {
-      hashes = HashTarget(final_path, target.final_size, open.params.block_size, hashes_total);
+      // Blocks past the source's end can never match: not read, not sent.
+      hashes = HashTarget(final_path, std::min(target.final_size, f.entry.size),
+                          open.params.block_size, hashes_total);
     }
     if (d.discard) {
       ::unlink(files.partial_path(f).c_str());
