@@ -30,6 +30,9 @@ enum class ErrorCode : std::uint16_t {
   kPeerLost = 15,         ///< a control channel ended unexpectedly
   kNothingToResume = 16,  ///< -a, but no partial copy or completed file was found
   kStalled = 17,          ///< no progress for --stall-timeout seconds
+  /// The copy finished, but some source entries could not be read and were
+  /// left out (each named in a warning): rsync's "partial transfer" (exit 23).
+  kPartial = 18,
 };
 
 /// Process exit status for an error code. Distinct per class so scripts can branch on it.
@@ -68,6 +71,8 @@ constexpr int ExitCodeFor(ErrorCode code) {
       return 14;
     case ErrorCode::kStalled:
       return 15;
+    case ErrorCode::kPartial:
+      return 23;
     case ErrorCode::kInterrupted:
       return 130;
   }
@@ -113,12 +118,14 @@ constexpr const char* ErrorName(ErrorCode code) {
       return "nothing-to-resume";
     case ErrorCode::kStalled:
       return "stalled";
+    case ErrorCode::kPartial:
+      return "partial";
   }
   return "unknown";
 }
 
 /// Highest code a peer may send; anything above is itself a protocol error.
-constexpr std::uint16_t kMaxErrorCode = static_cast<std::uint16_t>(ErrorCode::kStalled);
+constexpr std::uint16_t kMaxErrorCode = static_cast<std::uint16_t>(ErrorCode::kPartial);
 
 /// An expected failure: a user mistake, the environment, or a misbehaving peer.
 /// The message is one sentence a user can act on, already naming host and path.

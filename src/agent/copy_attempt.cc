@@ -41,7 +41,7 @@ int CopyAttempt::Run() {
   source_->Close(std::nullopt);
   sink_->Close(std::nullopt);
   Report();
-  return 0;
+  return not_listed_ > 0 ? ExitCodeFor(ErrorCode::kPartial) : 0;
 }
 
 Endpoint CopyAttempt::CheckSources() const {
@@ -305,6 +305,7 @@ void CopyAttempt::ReceiveFileList() {
         *total += e.size;
       }
     }
+    not_listed_ += list->not_listed;
     sink_->Send(*ev.message);  // the message itself: a FileList converted would be copied
     if (list->last) break;
   }

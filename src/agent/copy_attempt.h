@@ -157,6 +157,7 @@ class CopyAttempt {
   std::uint32_t failed_blocks_ = 0;
   std::uint64_t complete_bytes_ = 0;  ///< of files skipped whole (in skipped_bytes_ too)
   std::uint64_t same_bytes_ = 0;      ///< bytes compared targets already held (sink's Done)
+  std::uint64_t not_listed_ = 0;     ///< source entries left out, unreadable (FileList)
   std::size_t compared_count_ = 0;    ///< files the sink compared block by block
   std::size_t unchanged_count_ = 0;   ///< files left as they were: complete, or compared the same
   bool stream_source_ = false;        ///< a source is a pipe or stdin, which may pause

@@ -247,6 +247,11 @@ void CopyAttempt::Report() {
               FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(), over.c_str(),
               wire.c_str(), resumed.c_str(), verified.c_str());
   }
+  if (not_listed_ > 0) {
+    // Partial success, as rsync's exit 23: what could be read is in place.
+    PrintLine(stderr, "braid: %s not copied (named above); everything else is in place",
+              CountOf(not_listed_, "source entry", "source entries").c_str());
+  }
   if (report_) {
     ReportEnd end;
     end.bytes = bytes_;
@@ -260,6 +265,10 @@ void CopyAttempt::Report() {
     end.bytes_unchanged = same_bytes_;
     end.files_unchanged = unchanged_count_;
     end.blocks_resent = failed_blocks_;
+    if (not_listed_ > 0) {
+      end.error_code = ErrorCode::kPartial;
+      end.exit_code = ExitCodeFor(ErrorCode::kPartial);
+    }
     end.retries = retry_.notes();
     report_->PrintJson(end);
   }

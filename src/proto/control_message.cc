@@ -349,6 +349,7 @@ struct Encoder {
     PutBool(w, m.last);
     w.U32(static_cast<std::uint32_t>(m.entries.size()));
     for (const auto& e : m.entries) PutEntry(w, e);
+    w.U32(m.not_listed);
   }
   void operator()(const SinkOpen& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kSinkOpen));
@@ -475,6 +476,7 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       if (n > kMaxEntriesPerList) WireReader::Fail("file list chunk too long");
       m.entries.reserve(std::min<std::size_t>(n, r.remaining() / 32));
       for (std::uint32_t i = 0; i < n; ++i) m.entries.push_back(GetEntry(r));
+      m.not_listed = r.U32();
       return m;
     }
     case MessageType::kSinkOpen: {

@@ -93,6 +93,10 @@ struct SourceOpen {
 struct FileList {
   std::vector<FileEntry> entries;
   bool last = false;
+  /// In the last chunk: source entries left out because they could not be
+  /// read (a missing SRC, a file or directory that vanished or is unreadable);
+  /// a Warning named each. 0 in the others.
+  std::uint32_t not_listed = 0;
 };
 struct TransferParams {
   std::uint16_t streams = 4;

@@ -173,6 +173,7 @@ class Server {
       }
     }
     chunk.last = true;
+    chunk.not_listed = source_files_.not_listed;
     channel_.Send(chunk);
   }
 

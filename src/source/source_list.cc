@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "braid/error.h"
@@ -73,19 +74,19 @@ class ListBuilder {
       return;
     }
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) Fail(path, errno);
+    if (::stat(path.c_str(), &st) != 0) return LeaveOut(path, errno);
     std::string name = TopName(path);
     if (S_ISDIR(st.st_mode)) {
       if (!request_.recursive) {
         throw BraidError(ErrorCode::kSourceUnreadable,
                          Where(path) + " is a directory (use -r to copy directories)");
       }
-      CheckReadable(path, O_DIRECTORY);
+      if (int err = Unreadable(path, O_DIRECTORY)) return LeaveOut(path, err);
       entered_.insert({st.st_dev, st.st_ino});
       Push(EntryFrom(st, top, name, FileKind::kDirectory), path);
       Walk(path, name, top, 1);
     } else if (S_ISREG(st.st_mode)) {
-      CheckReadable(path, 0);
+      if (int err = Unreadable(path, 0)) return LeaveOut(path, err);
       PushFile(st, top, name, path, request_.device_size);
     } else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
       if (S_ISCHR(st.st_mode) && !request_.device_size) {
@@ -94,11 +95,13 @@ class ListBuilder {
       }
       // Opening a FIFO to test it would be seen by its writer as a reader
       // that came and went (and broke its pipe); ask the permission bits.
+      int err = 0;
       if (S_ISFIFO(st.st_mode)) {
-        if (::access(path.c_str(), R_OK) != 0) Fail(path, errno);
+        err = ::access(path.c_str(), R_OK) != 0 ? errno : 0;
       } else {
-        CheckReadable(path, O_NONBLOCK);
+        err = Unreadable(path, O_NONBLOCK);
       }
+      if (err != 0) return LeaveOut(path, err);
       FileEntry e = EntryFrom(st, top, name, FileKind::kStream);
       e.size = request_.device_size.value_or(kUnknownSize);
       Push(std::move(e), path);
@@ -111,6 +114,8 @@ class ListBuilder {
   SourceList Take() {
     list_.entries = entries_.Take();
     list_.stamps = stamps_.Take();
+    // Nothing at all to copy: the copy fails, as it always did for one bad SRC.
+    if (list_.entries.empty() && first_left_out_) throw *first_left_out_;
     return std::move(list_);
   }
 
@@ -121,9 +126,17 @@ class ListBuilder {
   [[noreturn]] void Fail(const std::string& path, int err) const {
     throw BraidError(ErrorCode::kSourceUnreadable, DescribeErrno(request_.host, path, err));
   }
-  void CheckReadable(const std::string& path, int flags) const {
+  /// 0 when `path` opens for reading, else the errno.
+  static int Unreadable(const std::string& path, int flags) {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | flags));
-    if (!fd.valid()) Fail(path, errno);
+    return fd.valid() ? 0 : errno;
+  }
+  /// `path` cannot be read: it is left out, and the copy goes on with the rest.
+  void LeaveOut(const std::string& path, int err) {
+    BraidError error(ErrorCode::kSourceUnreadable, DescribeErrno(request_.host, path, err));
+    warnings_.push_back(std::string(error.what()) + "; not copied");
+    ++list_.not_listed;
+    if (!first_left_out_) first_left_out_ = error;
   }
 
   std::string TopName(const std::string& path) const {
@@ -198,7 +211,8 @@ class ListBuilder {
       throw BraidError(ErrorCode::kSourceUnreadable, Where(dir) + ": directory tree too deep");
     }
     DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) Fail(dir, errno);
+    // The directory itself is made at the target; what is inside is not.
+    if (d == nullptr) return LeaveOut(dir, errno);
     std::vector<std::string> names;
     errno = 0;
     while (dirent* ent = ::readdir(d)) {
@@ -207,13 +221,16 @@ class ListBuilder {
     }
     int err = errno;
     ::closedir(d);
-    if (err != 0) Fail(dir, err);
+    if (err != 0) return LeaveOut(dir, err);
     std::sort(names.begin(), names.end());
     for (const auto& n : names) {
       std::string path = dir + "/" + n;
       std::string child = rel + "/" + n;
       struct stat st {};
-      if (::lstat(path.c_str(), &st) != 0) Fail(path, errno);
+      if (::lstat(path.c_str(), &st) != 0) {  // gone since the directory was read
+        LeaveOut(path, errno);
+        continue;
+      }
       if (S_ISLNK(st.st_mode) && request_.follow_symlinks) {
         struct stat target {};
         if (::stat(path.c_str(), &target) != 0) {
@@ -232,11 +249,19 @@ class ListBuilder {
         Push(EntryFrom(st, top, child, FileKind::kDirectory), path);
         Walk(path, child, top, depth + 1);
       } else if (S_ISREG(st.st_mode)) {
+        // A permission check, not an open: a tree of a million files.
+        if (::access(path.c_str(), R_OK) != 0) {
+          LeaveOut(path, errno);
+          continue;
+        }
         PushFile(st, top, child, path, std::nullopt);
       } else if (S_ISLNK(st.st_mode)) {
         std::string target(static_cast<std::size_t>(PATH_MAX), '\0');
         ssize_t n_read = ::readlink(path.c_str(), target.data(), target.size());
-        if (n_read < 0) Fail(path, errno);
+        if (n_read < 0) {
+          LeaveOut(path, errno);
+          continue;
+        }
         target.resize(static_cast<std::size_t>(n_read));
         FileEntry e = EntryFrom(st, top, child, FileKind::kSymlink);
         e.link_target = std::move(target);
@@ -254,6 +279,7 @@ class ListBuilder {
   ChunkedList<FileStamp> stamps_;
   std::set<std::pair<dev_t, ino_t>> entered_;
   std::map<dev_t, bool> size_lies_;  ///< SizeLies's answer per device
+  std::optional<BraidError> first_left_out_;
 };
 
 }  // namespace

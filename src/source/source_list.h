@@ -29,6 +29,8 @@ struct SourceList {
   std::vector<FileEntry> entries;
   std::vector<std::string> top_paths;  ///< by FileEntry::top
   std::vector<FileStamp> stamps;       ///< by id: what SourceFile::stamp says
+  /// Entries left out because they could not be read, each named in a warning.
+  std::uint32_t not_listed = 0;
   SourceFile File(std::uint32_t id) const;
 };
 
@@ -40,9 +42,13 @@ struct SourceListRequest {
   std::string host;                          ///< for messages
 };
 
-/// Throws BraidError(kSourceUnreadable) naming host and path for a missing or
-/// unreadable source, a directory without -r, or a device without --size.
-/// Warnings (skipped sockets and devices inside a tree) are appended to `warnings`.
+/// A missing or unreadable SRC, or an entry inside a tree that vanished or
+/// cannot be read, is left out with a warning naming host, path and cause
+/// (SourceList::not_listed counts them), so one bad file does not stop the
+/// others; when nothing at all can be listed, the first of them is thrown as
+/// BraidError(kSourceUnreadable). A directory without -r and a device without
+/// --size are errors (kSourceUnreadable, kUsage). Other warnings (skipped
+/// sockets and devices inside a tree) are appended to `warnings` too.
 SourceList BuildSourceList(const SourceListRequest& request, std::vector<std::string>& warnings);
 
 }  // namespace braid

@@ -328,6 +328,9 @@ TEST(ControlMessageTest, FileListRoundTrip) {
   FileList empty_out = RoundTrip(empty);
   EXPECT_FALSE(empty_out.last);
   EXPECT_TRUE(empty_out.entries.empty());
+  EXPECT_EQ(empty_out.not_listed, 0u);
+  in.not_listed = 0xFFFFFFFFu;
+  EXPECT_EQ(RoundTrip(in).not_listed, 0xFFFFFFFFu);
 }
 
 TEST(ControlMessageTest, FileListExtremeFieldValues) {
