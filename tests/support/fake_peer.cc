@@ -93,6 +93,7 @@ std::vector<std::uint8_t> EncodeRawFileList(const std::vector<FileEntry>& entrie
     w.String(e.link_target);
     w.U64(e.fingerprint);
   }
+  w.U32(0);  // not_listed
   return w.Take();
 }
 
