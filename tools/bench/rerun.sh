@@ -40,9 +40,12 @@ if [[ ${1:-} != inside ]]; then
   [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "--runs is a whole number"
   OUT=${OUT:-$PWD/rerun-$(date +%Y%m%d-%H%M%S)}
   mkdir -p "$OUT"
-  export RUNS DIR OUT=$(cd "$OUT" && pwd) BRAID=$BRAID_IN
-  exec "$REPO/tools/testbed" run --braid "$BRAID_IN" --rate 2G --rtt 1ms -- "$0" inside
+  OUT=$(cd "$OUT" && pwd)
+  # As arguments: the testbed does not pass this environment on to CMD.
+  exec "$REPO/tools/testbed" run --braid "$BRAID_IN" --rate 2G --rtt 1ms -- \
+    "$0" inside "$RUNS" "$DIR" "$OUT" "$BRAID_IN"
 fi
+RUNS=$2 DIR=$3 OUT=$4 BRAID=$5
 
 WORK=$(mktemp -d "$DIR/braid-rerun.XXXXXX")
 trap 'rm -rf -- "$WORK"' EXIT
