@@ -37,11 +37,13 @@ mode_t CurrentUmask() {
   return m;
 }
 
-/// Files from this size on are written around the page cache when they must be
-/// durable (-y d, dd). Their data has to reach the disk before the copy ends
-/// anyway; through the page cache it is copied once more, written back later
-/// and waited for in the syncs. Onto this machine's ext4, 1 GiB written with
-/// O_DIRECT took 0.4-1.0 s, buffered and then synced 2.8 s (docs/benchmarks.md).
+/// Files from this size on are written around the page cache, whatever -y says.
+/// Their data has to reach the disk anyway; through the page cache it is copied
+/// once more (by one writer at a time: the inode's lock), written back later
+/// and, unless -y none, waited for in the syncs. Onto this machine's ext4, 1 GiB
+/// written with O_DIRECT took 0.4-1.0 s, buffered and then synced 2.8 s; a
+/// 2 GiB -y none push took 2.3-4.6 s around the page cache against 3.2-10.1 s
+/// through it (docs/benchmarks.md, "Fourth round").
 constexpr std::uint64_t kDirectMinSize = 4u << 20;
 /// What O_DIRECT asks of offsets, lengths and buffers on disks of 512- and
 /// 4096-byte sectors; a block that is not aligned (a file's tail) is written buffered.
@@ -347,8 +349,8 @@ int SinkFiles::BasisDescriptor(const SinkFile& f) {
 }
 
 void SinkFiles::OpenDirect(SinkFile& f, bool on_tmpfs) {
-  // -y none promises page-cache speed, as the peers give; tmpfs is the page cache.
-  if (fsync_ == FsyncPolicy::kNone || on_tmpfs || f.entry.size < kDirectMinSize) return;
+  // tmpfs is the page cache.
+  if (on_tmpfs || f.entry.size < kDirectMinSize) return;
   // Best effort: a file system without O_DIRECT gets every block buffered.
   f.direct_fd.Reset(fs_.Open(partial_path(f), O_WRONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC, 0));
 }
