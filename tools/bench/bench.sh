@@ -3,7 +3,7 @@
 #
 #   tools/bench/bench.sh [--braid PATH] [--size SIZE] [--runs N] [--targets LIST]
 #                        [--disk-dir DIR] [--cases LIST] [--out FILE.md] [--csv FILE]
-#                        [--quick] [--keep]
+#                        [--rows LIST] [--quick] [--keep]
 #
 # Targets: every file, tiny and small row runs twice, onto a tmpfs (/dev/shm: the copier is
 # measured) and onto the machine's real file system (--disk-dir, default under /var/tmp:
@@ -60,6 +60,7 @@ QUICK=0
 KEEP=0
 ALL_CASES="file,tiny,zero,mem,md5,seal,small"
 CASES_ARG=$ALL_CASES
+ROWS_ARG=""
 
 usage() {
   cat <<EOF
@@ -75,6 +76,9 @@ usage: $0 [options]
                   --cases small skips making the SIZE source file)
   --out FILE      also write the results as a Markdown section (for docs/benchmarks.md)
   --csv FILE      also write every single run as CSV
+  --rows LIST     comma-separated row ids to run (e.g. braid_ynone_file,gridftp_file; the
+                  ids are the first field of the ROWS table in this script); default: every
+                  row of the chosen cases
   --quick         smoke test: 256M, 1 run (explicit --size/--runs still win)
   --keep          keep the work directory (logs, configs) for inspection
   -h, --help      this text
@@ -100,6 +104,8 @@ while (($#)); do
     --out=*) OUT=${1#*=}; shift ;;
     --csv) CSV=${2:?--csv needs a file}; shift 2 ;;
     --csv=*) CSV=${1#*=}; shift ;;
+    --rows) ROWS_ARG=${2:?--rows needs a list}; shift 2 ;;
+    --rows=*) ROWS_ARG=${1#*=}; shift ;;
     --quick) QUICK=1; shift ;;
     --keep) KEEP=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -124,6 +130,7 @@ for c in "${_cases[@]}"; do
 done
 ((${#WANT[@]})) || { echo "bench.sh: --cases is empty" >&2; exit 2; }
 want() { [[ -n ${WANT[$1]:-} ]]; }
+row_wanted() { [[ -z $ROWS_ARG || ,$ROWS_ARG, == *",$1,"* ]]; }
 TARGETS=()
 IFS=',' read -r -a _targets <<<"$TARGETS_ARG"
 for t in "${_targets[@]}"; do
@@ -555,15 +562,18 @@ run_braid_file() {  # run_braid_file DESTPREFIX braid-args...
   ((M_OK)) && verify_file "$RUNDIR/dst"
 }
 # The default options are what users run; -s 4 is explicit where a row says so.
+# Issue 12's rows measure the clear data path, as that issue's targets are set for it
+# (sealing has rows of its own below): each variant is the default plus --cipher none.
+CLEAR=(--cipher none)
 job_braid_auto_file()  { run_braid_file "braidbench:"; }
-job_braid_ssh_file()   { run_braid_file "braidbench:" -s 4; }
+job_braid_ssh_file()   { run_braid_file "braidbench:" -s 4 "${CLEAR[@]}"; }
 job_braid_local_file() { run_braid_file ""; }
-job_braid_s1_file()    { run_braid_file "$BRAID_VARIANT_DST" -s 1; }
-job_braid_s64_file()   { run_braid_file "$BRAID_VARIANT_DST" -s 64; }
-job_braid_ynone_file() { run_braid_file "$BRAID_VARIANT_DST" -y none; }
-job_braid_e_file()     { run_braid_file "$BRAID_VARIANT_DST" -e; }
-job_braid_sha_file()   { run_braid_file "$BRAID_VARIANT_DST" -E sha256; }
-job_braid_xxh_file()   { run_braid_file "$BRAID_VARIANT_DST" -E xxh128; }
+job_braid_s1_file()    { run_braid_file "$BRAID_VARIANT_DST" -s 1 "${CLEAR[@]}"; }
+job_braid_s64_file()   { run_braid_file "$BRAID_VARIANT_DST" -s 64 "${CLEAR[@]}"; }
+job_braid_ynone_file() { run_braid_file "$BRAID_VARIANT_DST" -y none "${CLEAR[@]}"; }
+job_braid_e_file()     { run_braid_file "$BRAID_VARIANT_DST" -e "${CLEAR[@]}"; }
+job_braid_sha_file()   { run_braid_file "$BRAID_VARIANT_DST" -E sha256 "${CLEAR[@]}"; }
+job_braid_xxh_file()   { run_braid_file "$BRAID_VARIANT_DST" -E xxh128 "${CLEAR[@]}"; }
 # Sealing (issue 14): the default is aes-128-gcm; each other --cipher, and none (clear frames).
 job_braid_aes256_file() { run_braid_file "$BRAID_VARIANT_DST" --cipher aes-256-gcm; }
 job_braid_chacha_file() { run_braid_file "$BRAID_VARIANT_DST" --cipher chacha20-poly1305; }
@@ -682,6 +692,11 @@ job_braid_small() {
   measure ssh -- "$BRAID" -r "$SMALL_SRC" "braidbench:$SMALL_DST/"
   ((M_OK)) && verify_tree
 }
+job_braid_clear_small() {
+  small_prepare
+  measure ssh -- "$BRAID" -r "${CLEAR[@]}" "$SMALL_SRC" "braidbench:$SMALL_DST/"
+  ((M_OK)) && verify_tree
+}
 job_rsync_small() {
   small_prepare
   measure ssh -- rsync -a -e "ssh -F $SSHCFG" "$SMALL_SRC" "braidbench:$SMALL_DST/"
@@ -751,19 +766,19 @@ is_ceiling() { [[ $1 == *_ceiling ]]; }
 # once (key ID@-).
 ROWS=(
   "braid_auto_file|braid, default (ssh push)|file|"
-  "braid_ssh_file|braid -s 4 (ssh push)|file|"
+  "braid_ssh_file|braid -s 4 --cipher none (ssh push)|file|"
   "braid_local_file|braid, default (local)|file|"
-  "braid_s1_file|braid -s 1|file|"
-  "braid_s64_file|braid -s 64|file|"
-  "braid_ynone_file|braid -y none (no sync)|file|"
-  "braid_e_file|braid -e (MD5)|file|"
-  "braid_sha_file|braid -E sha256|file|"
-  "braid_xxh_file|braid -E xxh128|file|"
+  "braid_s1_file|braid -s 1 --cipher none|file|"
+  "braid_s64_file|braid -s 64 --cipher none|file|"
+  "braid_ynone_file|braid -y none --cipher none (no sync)|file|"
+  "braid_e_file|braid -e --cipher none (MD5)|file|"
+  "braid_sha_file|braid -E sha256 --cipher none|file|"
+  "braid_xxh_file|braid -E xxh128 --cipher none|file|"
   "braid_aes256_file|braid --cipher aes-256-gcm|file|"
   "braid_chacha_file|braid --cipher chacha20-poly1305|file|"
   "braid_clear_file|braid --cipher none (clear)|file|"
-  "cpsync_file|cp, then sync (durable limit)|file|braid_auto_file"
-  "dd_file|dd bs=1M conv=fdatasync|file|braid_auto_file"
+  "cpsync_file|cp, then sync (durable limit)|file|braid_clear_file"
+  "dd_file|dd bs=1M conv=fdatasync|file|braid_clear_file"
   "scp_file|scp (SFTP protocol, the default)|file|braid_auto_file"
   "scpO_file|scp -O (legacy SCP protocol)|file|braid_auto_file"
   "rsync_file|rsync --whole-file (ssh)|file|braid_auto_file"
@@ -784,6 +799,7 @@ ROWS=(
   "aes256_ceiling|openssl aes-256-gcm, 1 core (ceiling)|seal|braid_aes256_zero"
   "chacha_ceiling|openssl chacha20-poly1305, 1 core (ceiling)|seal|braid_chacha_zero"
   "braid_small|braid -r, default (ssh push)|small|"
+  "braid_clear_small|braid -r --cipher none (ssh push)|small|"
   "rsync_small|rsync -a (ssh)|small|braid_small"
   "gridftp_small|globus-url-copy -cd -r -cc 4 -pp|small|braid_small"
   "scp_small|scp -r (SFTP protocol)|small|braid_small"
@@ -801,7 +817,7 @@ for r in "${ROWS[@]}"; do
     # The MD5 ceiling is compared with -e onto the first target (a tmpfs by default).
     [[ $id == md5_ceiling ]] && REF[$key]="$ref@${TARGETS[0]}"
     DISABLED[$key]=0; NOTE[$key]=""; RATES[$key]=""; CPUS[$key]=""; RSSS[$key]=""
-    want "$cs" && ORDER+=("$key")
+    want "$cs" && row_wanted "$id" && ORDER+=("$key")
   done
 done
 keys_of() {  # keys_of ID...: every key of these rows
@@ -819,7 +835,7 @@ disable_key() {  # disable_key KEY REASON
 BRAID_IDS=(braid_ssh_file braid_auto_file braid_local_file braid_s1_file braid_s64_file braid_ynone_file
            braid_e_file braid_sha_file braid_xxh_file braid_aes256_file braid_chacha_file braid_clear_file
            braid_ssh_zero braid_local_zero braid_aes256_zero braid_chacha_zero braid_clear_zero
-           braid_tiny braid_small)
+           braid_tiny braid_small braid_clear_small)
 
 # ---------------------------------------------------------------------------------------
 # braid pre-flight (untimed): can it run, copy locally, push over ssh, and does --size on
@@ -850,7 +866,7 @@ else
   if ! preflight "braidbench:"; then
     why="push over ssh failed: $(tail -1 "$WORK/t/pre.err" | cut -c1-160)"
     log "NOTE: braid $why"
-    disable_braid "$why" braid_ssh_file braid_auto_file braid_ssh_zero braid_tiny braid_small \
+    disable_braid "$why" braid_ssh_file braid_auto_file braid_ssh_zero braid_tiny braid_small braid_clear_small \
       braid_aes256_zero braid_chacha_zero braid_clear_zero
     variants=(braid_s1_file braid_s64_file braid_ynone_file braid_e_file braid_sha_file braid_xxh_file
               braid_aes256_file braid_chacha_file braid_clear_file)
@@ -866,6 +882,7 @@ else
   grep -q -- '--fsync' <<<"$help" || disable_braid "this braid has no -y/--fsync" braid_ynone_file
   grep -q 'sha256' <<<"$help" || disable_braid "this braid has no -E sha256" braid_sha_file
   grep -q 'xxh128' <<<"$help" || disable_braid "this braid has no -E xxh128" braid_xxh_file
+  grep -q -- '--cipher' <<<"$help" || CLEAR=()   # before issue 14 every path was clear
   grep -q -- '--cipher' <<<"$help" || disable_braid "this braid has no --cipher" \
     braid_aes256_file braid_chacha_file braid_clear_file braid_aes256_zero braid_chacha_zero braid_clear_zero
   if ((BRAID_LOCAL_OK)); then
@@ -1032,10 +1049,10 @@ summary_lines() {
   ratio_line braid_ssh_zero@- iperf3_mem@- "braid /dev/zero->/dev/null (ssh push) / iperf3 -P 8 ceiling"
   ratio_line braid_ssh_zero@- braid_clear_zero@- "braid /dev/zero->/dev/null: sealed (default) / --cipher none"
   for t in "${TARGETS[@]}"; do
-    ratio_line "braid_auto_file@$t" "braid_ssh_file@$t" "onto $t: braid default / -s 4"
-    ratio_line "braid_s64_file@$t" "braid_ssh_file@$t" "onto $t: braid -s 64 / -s 4"
-    ratio_line "braid_e_file@$t" "braid_auto_file@$t" "onto $t: braid -e / braid without a hash"
-    ratio_line "braid_sha_file@$t" "braid_auto_file@$t" "onto $t: braid -E sha256 / braid without a hash"
+    ratio_line "braid_clear_file@$t" "braid_ssh_file@$t" "onto $t: braid --cipher none / -s 4 --cipher none"
+    ratio_line "braid_s64_file@$t" "braid_ssh_file@$t" "onto $t: braid -s 64 / -s 4 (both --cipher none)"
+    ratio_line "braid_e_file@$t" "braid_clear_file@$t" "onto $t: braid -e / braid without a hash (both --cipher none)"
+    ratio_line "braid_sha_file@$t" "braid_clear_file@$t" "onto $t: braid -E sha256 / braid without a hash (both --cipher none)"
     ratio_line "braid_auto_file@$t" "braid_clear_file@$t" "onto $t: braid sealed (default) / --cipher none"
   done
 }
@@ -1043,15 +1060,16 @@ summary_lines() {
 target_lines() {
   local t=${TARGETS[0]} spread cp_spread
   if [[ -n ${TDIR[disk]:-} ]]; then
-    check "onto disk: braid default / cp+sync (median)" "$(ratio_of braid_auto_file@disk cpsync_file@disk)" ">=" 0.95
-    spread=$(spread_of braid_auto_file@disk); cp_spread=$(spread_of cpsync_file@disk)
+    check "onto disk: braid --cipher none / cp+sync (median)" "$(ratio_of braid_clear_file@disk cpsync_file@disk)" ">=" 0.95
+    spread=$(spread_of braid_clear_file@disk); cp_spread=$(spread_of cpsync_file@disk)
     if [[ -n $spread && -n $cp_spread ]]; then
-      check "onto disk: braid default slowest/median (cp+sync's own: $cp_spread)" "$spread" "<=" \
+      check "onto disk: braid --cipher none slowest/median (cp+sync's own: $cp_spread)" "$spread" "<=" \
         "$(awk -v a=1.3 -v b="$cp_spread" 'BEGIN{print (a > b) ? a : b}')"
     fi
     check "onto disk: braid -y none / globus-url-copy -p 4" "$(ratio_of braid_ynone_file@disk gridftp_file@disk)" ">=" 1.0
     check "onto disk: braid -s 1 / -s 4" "$(ratio_of braid_s1_file@disk braid_ssh_file@disk)" ">=" 0.8
-    check "onto disk: 10,000 x 4 KiB, rsync -a time / braid time" "$(ratio_of rsync_small@disk braid_small@disk)" ">=" 1.5
+    check "onto disk: 10,000 x 4 KiB, rsync -a time / braid --cipher none time" "$(ratio_of rsync_small@disk braid_clear_small@disk)" ">=" 1.5
+    check "onto disk: 10,000 x 4 KiB, rsync -a time / braid (sealed) time" "$(ratio_of rsync_small@disk braid_small@disk)" ">=" 1.5
   fi
   if [[ -n ${TDIR[tmpfs]:-} ]]; then
     check "onto tmpfs: braid -y none / globus-url-copy -fast -p 4" "$(ratio_of braid_ynone_file@tmpfs gridftp_fast_file@tmpfs)" ">=" 1.0
@@ -1070,7 +1088,7 @@ target_lines() {
     check "onto $t: braid sealed (default) / scp" "$(ratio_of braid_auto_file@$t scp_file@$t)" ">=" 3
   done
   t=${TARGETS[0]}
-  check "onto $t: braid -E xxh128 / braid without a hash" "$(ratio_of braid_xxh_file@$t braid_auto_file@$t)" ">=" 0.8
+  check "onto $t: braid -E xxh128 / braid without a hash (both --cipher none)" "$(ratio_of braid_xxh_file@$t braid_clear_file@$t)" ">=" 0.8
   for t in "${TARGETS[@]}"; do
     # shellcheck disable=SC2086
     rss=$( [[ -n ${RSSS[braid_s64_file@$t]// /} ]] && maxof ${RSSS[braid_s64_file@$t]} )
