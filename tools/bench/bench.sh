@@ -3,7 +3,7 @@
 #
 #   tools/bench/bench.sh [--braid PATH] [--size SIZE] [--runs N] [--targets LIST]
 #                        [--disk-dir DIR] [--cases LIST] [--out FILE.md] [--csv FILE]
-#                        [--rows LIST] [--quick] [--keep]
+#                        [--rows LIST] [--login-home skel|own] [--quick] [--keep]
 #
 # Targets: every file, tiny and small row runs twice, onto a tmpfs (/dev/shm: the copier is
 # measured) and onto the machine's real file system (--disk-dir, default under /var/tmp:
@@ -61,6 +61,7 @@ KEEP=0
 ALL_CASES="file,tiny,zero,mem,md5,seal,small"
 CASES_ARG=$ALL_CASES
 ROWS_ARG=""
+LOGIN_HOME=skel
 
 usage() {
   cat <<EOF
@@ -79,6 +80,11 @@ usage: $0 [options]
   --rows LIST     comma-separated row ids to run (e.g. braid_ynone_file,gridftp_file; the
                   ids are the first field of the ROWS table in this script); default: every
                   row of the chosen cases
+  --login-home H  the HOME the remote shell of an ssh login starts in (default skel):
+                  skel = a directory of this run's holding /etc/skel's files, what a new
+                  account has; own = the account's own (root's here: its ~/.bashrc runs
+                  pyenv init, about 1 s a login on this VM and 3 s under load, which every
+                  ssh tool would pay on each copy). Both logins are timed and printed.
   --quick         smoke test: 256M, 1 run (explicit --size/--runs still win)
   --keep          keep the work directory (logs, configs) for inspection
   -h, --help      this text
@@ -106,6 +112,8 @@ while (($#)); do
     --csv=*) CSV=${1#*=}; shift ;;
     --rows) ROWS_ARG=${2:?--rows needs a list}; shift 2 ;;
     --rows=*) ROWS_ARG=${1#*=}; shift ;;
+    --login-home) LOGIN_HOME=${2:?--login-home needs skel or own}; shift 2 ;;
+    --login-home=*) LOGIN_HOME=${1#*=}; shift ;;
     --quick) QUICK=1; shift ;;
     --keep) KEEP=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -129,6 +137,7 @@ for c in "${_cases[@]}"; do
   WANT[$c]=1
 done
 ((${#WANT[@]})) || { echo "bench.sh: --cases is empty" >&2; exit 2; }
+[[ $LOGIN_HOME == skel || $LOGIN_HOME == own ]] || { echo "bench.sh: --login-home takes skel or own" >&2; exit 2; }
 want() { [[ -n ${WANT[$1]:-} ]]; }
 row_wanted() { [[ -z $ROWS_ARG || ,$ROWS_ARG, == *",$1,"* ]]; }
 TARGETS=()
@@ -356,7 +365,7 @@ PubkeyAuthentication yes
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 AuthorizedKeysFile $WORK/authorized_keys
-PermitUserEnvironment PATH
+PermitUserEnvironment PATH,HOME
 UseDNS no
 LogLevel ERROR
 MaxStartups 200:30:400
@@ -366,7 +375,11 @@ AllowTcpForwarding no
 Subsystem sftp $WORK/rbin/sftp-server
 EOF
 REMOTE_PATH="$WORK/rbin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-printf 'environment="PATH=%s" %s\n' "$REMOTE_PATH" "$(cat "$BHOME/.ssh/id_ed25519.pub")" \
+# --login-home skel: the remote shell starts in a HOME of this run's with /etc/skel's files.
+RHOME="$WORK/rhome"
+mkdir -p "$RHOME"; cp -a /etc/skel/. "$RHOME/" 2>/dev/null
+LOGIN_ENV=""; [[ $LOGIN_HOME == skel ]] && LOGIN_ENV=",environment=\"HOME=$RHOME\""
+printf 'environment="PATH=%s"%s %s\n' "$REMOTE_PATH" "$LOGIN_ENV" "$(cat "$BHOME/.ssh/id_ed25519.pub")" \
   >"$WORK/authorized_keys"
 hostkey=$(awk '{print $1, $2}' "$WORK/ssh_host_ed25519_key.pub")
 {
@@ -398,6 +411,17 @@ out=$("${SSH[@]}" braidbench 'command -v rsync' 2>&1) || die "ssh to the private
 [[ $out == "$WORK/rbin/rsync" ]] || die "remote PATH not taken from authorized_keys (got '$out')"
 for t in "${TARGETS[@]}"; do log "target $t: ${TDIR[$t]} (${TKIND[$t]})"; done
 log "sshd pid $SSHD_PID on 127.0.0.1:$SSH_PORT"
+# What one login costs every ssh tool here, and what the account's own shell startup
+# would add to it (both untimed for the rows; printed with the results).
+elapsed() {  # elapsed CMD...: wall seconds of one run
+  local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b - a}'
+}
+logins=(); rcs=()
+for _ in 1 2 3 4 5; do logins+=("$(elapsed "${SSH[@]}" braidbench true)"); done
+for _ in 1 2 3; do rcs+=("$(elapsed env HOME="$ORIG_HOME" bash -c '[ -f ~/.bashrc ] && . ~/.bashrc')"); done
+LOGIN_S=$(median "${logins[@]}"); OWN_RC_S=$(median "${rcs[@]}")
+log "one ssh login (HOME: $LOGIN_HOME): ${LOGIN_S} s; the account's own ~/.bashrc alone: ${OWN_RC_S} s"
 
 # ---------------------------------------------------------------------------------------
 # Source file: random bytes (nothing compresses or is sparse), synced, then read into cache.
@@ -1104,6 +1128,10 @@ env_line() {
   printf 'braid %s; %s (cipher %s); rsync %s; globus-url-copy %s; iperf3 %s; OpenSSL %s.\n' \
     "$BRAID_VERSION" "$SSH_VER" "${SSH_CIPHER:-default}" "$RSYNC_VER" "$GUC_VER" "$IPERF_VER" "$OPENSSL_VER"
   if [[ $CASES_ARG != "$ALL_CASES" ]]; then printf 'Cases run: %s.\n' "$CASES_ARG"; fi
+  if [[ -n $ROWS_ARG ]]; then printf 'Rows run: %s.\n' "$ROWS_ARG"; fi
+  printf 'One ssh login (`ssh host true`, median of 5): %s s, with the remote shell in HOME=%s;\n' \
+    "$LOGIN_S" "$([[ $LOGIN_HOME == skel ]] && echo "a directory holding /etc/skel's files" || echo "the account's own")"
+  printf "the account's own ~/.bashrc alone takes %s s (--login-home own would add it to every ssh copy).\n" "$OWN_RC_S"
   if want small; then
     printf 'small: %s files of %s bytes in %s directories, pushed into the target dir; sync before each copy.\n' \
       "$SMALL_COUNT" "$SMALL_FILE" "$SMALL_DIRS"
