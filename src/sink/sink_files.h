@@ -51,6 +51,9 @@ struct SinkFile {
   /// (OpenLocked says when); invalid where the file system refuses it.
   UniqueFd direct_fd;
   RangeSet ranges;
+  /// Writes under way through `fd` or `direct_fd`: their descriptors are not
+  /// closed until these end (WriteBlock counts, Commit and RemovePartials wait).
+  std::uint32_t writes_in_flight = 0;
   std::optional<std::uint64_t> end_size;
   /// From the file end, with -E; on the heap, as most files never have one
   /// (or have it only from their end until they are committed).
@@ -215,8 +218,13 @@ class SinkFiles {
   bool UnchangedLocked(const SinkFile& f) const BRAID_REQUIRES(mutex_);
   /// Commit of a compared file that stayed unchanged: -p's owner, mode and times on it.
   void CommitUnchanged(SinkFile& f) BRAID_REQUIRES(mutex_);
-  /// Opens `f.direct_fd` when a durable copy of a large file should bypass the page cache.
+  /// Opens `f.direct_fd` when a large file should bypass the page cache.
   void OpenDirect(SinkFile& f, bool on_tmpfs);
+  /// One block through `direct_fd` (if valid) or else `fd`; an errno, or 0.
+  int WriteThrough(std::uint32_t id, int fd, int direct_fd, const std::uint8_t* data,
+                   std::uint32_t length, std::uint64_t offset);
+  /// Waits until no write of `f` is under way, so its descriptors may close.
+  void AwaitWrites(SinkFile& f, MutexLock& lock) BRAID_REQUIRES(mutex_);
   /// Writes all of `length` bytes with pwrites of at most `piece`; an errno, or 0.
   static int WriteAt(SinkFileSystem& fs, int fd, const std::uint8_t* data, std::uint32_t length,
                      std::uint64_t offset, std::uint32_t piece);
@@ -225,8 +233,8 @@ class SinkFiles {
   /// fsync of each directory named, once each; throws naming the one that fails.
   void SyncEach(const std::set<std::string>& directories) const;
 
-  /// Writers of one file take turns on its stripe, `write_mutexes_[id % kWriteStripes]`:
-  /// the kernel serialises writes to an inode anyway, and threads queued on its
+  /// Buffered writers of one file take turns on its stripe, `write_mutexes_[id % kWriteStripes]`:
+  /// the kernel serialises buffered writes to an inode anyway, and threads queued on its
   /// lock spin (rwsem_spin_on_owner), which cost up to 4x the CPU of a copy; a
   /// user-space mutex sleeps instead. Striped, not one a file: a heap mutex per
   /// entry cost 48 bytes a file of a million-entry tree, and two files in

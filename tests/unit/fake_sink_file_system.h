@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -33,6 +34,11 @@ class FakeSinkFileSystem final : public SinkFileSystem {
   };
 
   FakeSinkFileSystem() { AddDirectory("/t"); }
+
+  /// Called at the start of every Pwrite (on the writing thread), if set.
+  std::function<void()> before_pwrite;
+  /// Opens with O_DIRECT succeed (as plain opens of the same file).
+  bool offer_direct = false;
 
   void AddDirectory(const std::string& path) { nodes[path] = Make('d', 0755); }
   void AddFile(const std::string& path, std::string data = "") {
@@ -109,10 +115,10 @@ class FakeSinkFileSystem final : public SinkFileSystem {
   int Utimens(const std::string&, const timespec*) override { return 0; }
 
   int Open(const std::string& path, int flags, mode_t mode) override {
-    // Nameless files and O_DIRECT are not offered: SinkFiles falls back as on
-    // a file system without them.
+    // Nameless files are not offered, and O_DIRECT only if asked: SinkFiles
+    // falls back as on a file system without them.
     if ((flags & O_TMPFILE) == O_TMPFILE) return Err(EOPNOTSUPP);
-    if ((flags & O_DIRECT) != 0) return Err(EINVAL);
+    if ((flags & O_DIRECT) != 0 && !offer_direct) return Err(EINVAL);
     auto it = nodes.find(path);
     if (it == nodes.end()) {
       if ((flags & O_CREAT) == 0) return Err(ENOENT);
@@ -151,6 +157,9 @@ class FakeSinkFileSystem final : public SinkFileSystem {
   }
   int Fallocate(int, off_t) override { return 0; }
   ssize_t Pwrite(int fd, const void* data, std::size_t length, off_t offset) override {
+    // Before anything of the fake is touched, so a test may hold a write here
+    // while another thread goes on.
+    if (before_pwrite) before_pwrite();
     std::string& bytes = open_files.at(fd)->data;
     auto at = static_cast<std::size_t>(offset);
     if (bytes.size() < at + length) bytes.resize(at + length, '\0');

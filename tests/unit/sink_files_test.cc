@@ -2,8 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -386,6 +394,60 @@ TEST_F(SinkFilesTest, AFreePartialIsLockedThenEmptiedOrResumed) {
   fs_.AddFile("/t/f.braid-part", "kept");
   again.OpenPartialForResume(0);
   EXPECT_EQ(fs_.At("/t/f.braid-part").data, "kept");
+}
+
+/// Writers of one file overlap around the page cache. A block that comes
+/// twice can still be in its pwrite when the other copy completes the file:
+/// the commit must not close the descriptor under it.
+TEST_F(SinkFilesTest, ACommitWaitsForAWriteStillUnderWay) {
+  constexpr std::uint32_t kHalf = 4u << 20;  // large enough to go around the page cache
+  fs_.offer_direct = true;
+  SinkFiles& files = OneFile(2 * kHalf);
+  files.Prepare(false);
+  auto aligned = [](std::uint8_t fill) {
+    std::shared_ptr<std::uint8_t> p(static_cast<std::uint8_t*>(std::aligned_alloc(4096, kHalf)),
+                                    std::free);
+    std::memset(p.get(), fill, kHalf);
+    return p;
+  };
+  auto a = aligned('a');
+  auto b = aligned('b');
+  files.WriteBlock(0, 0, a.get(), kHalf);
+  std::mutex m;
+  std::condition_variable cv;
+  bool held = false, release = false;
+  fs_.before_pwrite = [&] {
+    std::unique_lock<std::mutex> lock(m);
+    if (held) return;  // only the first write from here on waits
+    held = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+  };
+  std::thread slow([&] { files.WriteBlock(0, kHalf, b.get(), kHalf); });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return held; });
+  }
+  // The same block again, from another stream, while the first is held.
+  EXPECT_TRUE(files.WriteBlock(0, kHalf, b.get(), kHalf));
+  files.EndFile(0, 2 * kHalf, std::nullopt);
+  ASSERT_TRUE(files.files()[0].complete);
+  std::atomic<bool> committed{false};
+  std::thread commit([&] {
+    files.Commit(0, false);
+    committed = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(committed.load()) << "committed while a write was under way";
+  {
+    std::lock_guard<std::mutex> lock(m);
+    release = true;
+  }
+  cv.notify_all();
+  slow.join();
+  commit.join();
+  EXPECT_TRUE(committed.load());
+  EXPECT_EQ(fs_.At("/t/f").data, std::string(kHalf, 'a') + std::string(kHalf, 'b'));
 }
 
 }  // namespace
