@@ -90,6 +90,10 @@ AgentEvent CopyAttempt::Next() {
       PrintLine(stderr, "braid: warning: %s", warn->message.c_str());
       continue;
     }
+    if (auto* note = std::get_if<Note>(&*ev->message)) {
+      if (options_.verbose > 0) PrintLine(stderr, "braid: %s", note->message.c_str());
+      continue;
+    }
     if (auto* kept = std::get_if<Kept>(&*ev->message)) {
       kept_ = *kept;
       continue;
@@ -110,6 +114,7 @@ void CopyAttempt::OpenSource() {
   open.recursive = options_.recursive;
   open.follow_symlinks = options_.follow_symlinks;
   open.device_size = options_.size;
+  open.remote_paths = source_->is_remote();
   source_->Send(open);
 }
 
@@ -182,6 +187,7 @@ SinkOpen CopyAttempt::MakeSinkOpen(const TransferParams& params) const {
                                                 : ExistingRule::kQuickCheck;
   sink_open.keep_partial = !options_.remove_partial;
   sink_open.fsync = options_.fsync;
+  sink_open.remote_paths = sink_->is_remote();
   return sink_open;
 }
 
@@ -283,7 +289,7 @@ void CopyAttempt::ReceiveFileList() {
   std::optional<std::uint64_t> total = 0;
   std::vector<std::string> asked;
   for (const auto& s : options_.sources) asked.push_back(s.path);
-  FileListCheck check(asked, options_.recursive);
+  FileListCheck check(asked, options_.recursive, source_->is_remote());
   ListBudget budget(options_.list_limits, EndName(*source_, "source"));
   for (;;) {
     AgentEvent ev = Next();
