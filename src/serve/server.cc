@@ -293,9 +293,13 @@ class Server {
       p.bytes = state.bytes.load() + state.same_bytes.load();  // both are done
       p.files_done = state.files_done.load();
       p.streams = state.streams.load();
+      if (const FileEntry* e = state.arriving.load(std::memory_order_relaxed)) {
+        p.current_path = e->path;
+      }
       if (source_) {
         p.stream_samples = source_->StreamSamples();
         p.active_streams = static_cast<std::uint16_t>(source_->active_streams());
+
         if (controller_) Steer(p);
       }
       return p;
