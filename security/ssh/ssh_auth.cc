@@ -149,8 +149,8 @@ bool TryAgent(LIBSSH2_SESSION* session, const AuthPlan& plan, Attempts& attempts
   while (libssh2_agent_get_identity(agent.get(), &identity, prev) == 0) {
     ++count;
     const int rc = libssh2_agent_userauth(agent.get(), plan.user.c_str(), identity);
-    const std::string key = std::string("the ssh-agent key ") +
-                            (identity->comment != nullptr ? identity->comment : "");
+    const std::string key =
+        std::string("the ssh-agent key ") + (identity->comment != nullptr ? identity->comment : "");
     if (rc == 0) {
       attempts.SayAccepted(key);
       return true;

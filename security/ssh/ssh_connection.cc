@@ -191,8 +191,8 @@ void SayHandshake(const SshTarget& target, LIBSSH2_SESSION* raw) {
   };
   const char* banner = libssh2_session_banner_get(raw);
   Say(target.note, 2,
-      target.host + ": ssh handshake done with " + (banner != nullptr ? banner : "?") +
-          " (kex " + method(LIBSSH2_METHOD_KEX) + ", host key " + method(LIBSSH2_METHOD_HOSTKEY) +
+      target.host + ": ssh handshake done with " + (banner != nullptr ? banner : "?") + " (kex " +
+          method(LIBSSH2_METHOD_KEX) + ", host key " + method(LIBSSH2_METHOD_HOSTKEY) +
           ", cipher " + method(LIBSSH2_METHOD_CRYPT_CS) + ", mac " + method(LIBSSH2_METHOD_MAC_CS) +
           ")");
 }

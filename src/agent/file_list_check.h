@@ -29,7 +29,7 @@ class FileListCheck {
   // No lock: only the agent's own thread uses a FileListCheck (agent/agent.cc);
   // the ends' reader threads reach the agent through its event queue only.
   std::vector<std::optional<std::string>> names_;  ///< nullopt: learnt from the first entry
-  std::vector<std::string> patterns_;  ///< by SRC: a remote glob, else ""
+  std::vector<std::string> patterns_;              ///< by SRC: a remote glob, else ""
   bool recursive_;
   std::uint32_t next_id_ = 0;
 };

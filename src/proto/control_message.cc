@@ -624,8 +624,8 @@ ControlMessage DecodeMessage(std::span<const std::uint8_t> bytes) {
 
 const char* MessageName(const ControlMessage& message) {
   static constexpr const char* kNames[] = {
-      "Hello",       "HelloReply", "SourceOpen", "FileList",    "SinkOpen",   "SinkReady",
-      "SourceStart", "Progress",   "FileDone",   "Done",        "Error",      "Abort",
+      "Hello",       "HelloReply", "SourceOpen", "FileList",    "SinkOpen",    "SinkReady",
+      "SourceStart", "Progress",   "FileDone",   "Done",        "Error",       "Abort",
       "Bye",         "Warning",    "Kept",       "SourceReady", "SinkConnect", "Note"};
   static_assert(std::size(kNames) == std::variant_size_v<ControlMessage>);
   return kNames[message.index()];

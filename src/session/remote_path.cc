@@ -47,9 +47,8 @@ std::optional<std::string> PasswdHome(const std::string& user) {
   passwd pw{};
   passwd* found = nullptr;
   std::string buf(16384, '\0');
-  const int rc = user.empty()
-                     ? ::getpwuid_r(::getuid(), &pw, buf.data(), buf.size(), &found)
-                     : ::getpwnam_r(user.c_str(), &pw, buf.data(), buf.size(), &found);
+  const int rc = user.empty() ? ::getpwuid_r(::getuid(), &pw, buf.data(), buf.size(), &found)
+                              : ::getpwnam_r(user.c_str(), &pw, buf.data(), buf.size(), &found);
   if (rc != 0 || found == nullptr || pw.pw_dir == nullptr) return std::nullopt;
   return std::string(pw.pw_dir);
 }

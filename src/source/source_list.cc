@@ -82,8 +82,8 @@ class ListBuilder {
     }
     const std::vector<std::string> matches = GlobMatches(*path);
     if (matches.empty()) {
-      return LeaveOut(
-          BraidError(ErrorCode::kSourceUnreadable, Where(typed) + ": no file matches this pattern"));
+      return LeaveOut(BraidError(ErrorCode::kSourceUnreadable,
+                                 Where(typed) + ": no file matches this pattern"));
     }
     CheckDistinctNames(typed, matches);
     list_.notes.push_back(DescribeMatches(typed, matches));
@@ -178,8 +178,8 @@ class ListBuilder {
       auto [it, fresh] = seen.emplace(LastComponent(match), &match);
       if (!fresh) {
         throw BraidError(ErrorCode::kUsage, Where(typed) + " matches two entries named \"" +
-                                                it->first + "\" (" + *it->second + " and " +
-                                                match + "); copy them one at a time");
+                                                it->first + "\" (" + *it->second + " and " + match +
+                                                "); copy them one at a time");
       }
     }
   }

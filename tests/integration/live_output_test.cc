@@ -110,16 +110,17 @@ TEST_F(LiveOutputTest, ProgressLinesHaveAnEtaAndEndOnTheSummarysAverage) {
   ASSERT_GE(lines, 2) << r.err;
   ASSERT_FALSE(summary.empty()) << r.err;
   std::smatch avg;
-  ASSERT_TRUE(std::regex_search(last_line, avg, std::regex("avg ([^ ]+ [A-Za-z]+/s)"))) << last_line;
-  EXPECT_NE(summary.find("(" + avg[1].str() + ")"), std::string::npos)
-      << last_line << "\n" << summary;
+  ASSERT_TRUE(std::regex_search(last_line, avg, std::regex("avg ([^ ]+ [A-Za-z]+/s)")))
+      << last_line;
+  EXPECT_NE(summary.find("(" + avg[1].str() + ")"), std::string::npos) << last_line << "\n"
+                                                                       << summary;
   EXPECT_NE(last_line.find("ETA 00:00:00"), std::string::npos) << last_line;
 }
 
 TEST_F(LiveOutputTest, JsonStreamIsOneEventALine) {
   const std::string src = MakeTree("stream-src", 3, kMiB);
-  ProcessResult r = RunBraid({"--json-stream", "-e", "-r", "-x", "4M", "-P", "0.25", src,
-                              Remote(dir + "/stream-dst")});
+  ProcessResult r = RunBraid(
+      {"--json-stream", "-e", "-r", "-x", "4M", "-P", "0.25", src, Remote(dir + "/stream-dst")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Each line on its own, as a tool that follows the copy reads them.
   ProcessResult py = RunProcess({"python3", "-c", R"(import json, sys
@@ -146,10 +147,12 @@ assert "error" not in kinds
 TEST_F(LiveOutputTest, AFailedCopyStreamsItsErrorAndEnd) {
   ProcessResult r = RunBraid({"--json-stream", dir + "/not-there", dir + "/x"});
   ASSERT_NE(r.exit_code, 0) << r.err;
-  ProcessResult py = RunProcess({"python3", "-c", R"(import json, sys
+  ProcessResult py = RunProcess({"python3", "-c",
+                                 R"(import json, sys
 events = [json.loads(line) for line in sys.stdin]
 assert [e["event"] for e in events] == ["error", "end"], events
-assert events[0]["exit_code"] == )" + std::to_string(r.exit_code) + R"(, events
+assert events[0]["exit_code"] == )" + std::to_string(r.exit_code) +
+                                     R"(, events
 assert "not-there" in events[0]["message"], events
 assert events[1]["exit_code"] == events[0]["exit_code"], events
 )"},
@@ -166,9 +169,9 @@ TEST_F(LiveOutputTest, VerboseSaysTheKeysAndVeryVerboseTheSteps) {
   EXPECT_TRUE(std::regex_search(v.err, std::regex("braid: braidtest: host key ED25519 "
                                                   "SHA256:[A-Za-z0-9+/]{43}, known in ")))
       << v.err;
-  EXPECT_NE(v.err.find("braid: braidtest: logged in as " + sshd.user() +
-                       " with ~/.ssh/id_ed25519\n"),
-            std::string::npos)
+  EXPECT_NE(
+      v.err.find("braid: braidtest: logged in as " + sshd.user() + " with ~/.ssh/id_ed25519\n"),
+      std::string::npos)
       << v.err;
   EXPECT_NE(v.err.find("sink listening on 127.0.0.1 port "), std::string::npos) << v.err;
   EXPECT_EQ(v.err.find("ssh handshake done"), std::string::npos) << v.err;

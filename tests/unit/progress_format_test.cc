@@ -168,8 +168,7 @@ TEST(ProgressFormatTest, BarMatchesTheDocumentedLayout) {
 }
 
 TEST(ProgressFormatTest, BarNamesBothUnitsWhenTheyDiffer) {
-  EXPECT_NE(FormatProgressBar(Snapshot(kMiB, kGiB, 1, kMiB, kMiB), 80)
-                .find(" 1.00 MiB/1.00 GiB "),
+  EXPECT_NE(FormatProgressBar(Snapshot(kMiB, kGiB, 1, kMiB, kMiB), 80).find(" 1.00 MiB/1.00 GiB "),
             std::string::npos);
 }
 
@@ -180,8 +179,9 @@ TEST(ProgressFormatTest, BarShowsTheFileCountAndTheCurrentFile) {
   s.current_file = "dir/some/long/name.dat";
   const std::string bar = FormatProgressBar(s, 120);
   EXPECT_EQ(bar.size(), 120u);
-  EXPECT_EQ(bar.substr(39), " 42% 1.23/2.92 GiB  812 MiB/s  ETA 00:03  312/10000 files  "
-                            "dir/some/long/name.dat");
+  EXPECT_EQ(bar.substr(39),
+            " 42% 1.23/2.92 GiB  812 MiB/s  ETA 00:03  312/10000 files  "
+            "dir/some/long/name.dat");
   // Too narrow for the name: the bar takes its room, the count stays.
   const std::string narrow = FormatProgressBar(s, 80);
   EXPECT_EQ(narrow.size(), 80u);
@@ -207,14 +207,18 @@ std::size_t Columns(const std::string& text) {
 
 TEST(ProgressFormatTest, BarShowsANameVisiblyAndInColumns) {
   ProgressSnapshot s = Typical();
-  s.current_file = "\x1b]0;owned\x07" "donn\xc3\xa9" "es/\xc3\xa9t\xc3\xa9.txt";
+  s.current_file =
+      "\x1b]0;owned\x07"
+      "donn\xc3\xa9"
+      "es/\xc3\xa9t\xc3\xa9.txt";
   for (int width : {120, 90, 75}) {
     const std::string bar = FormatProgressBar(s, width);
     EXPECT_EQ(Columns(bar), static_cast<std::size_t>(width)) << bar;
     EXPECT_EQ(bar.find('\x1b'), std::string::npos) << bar;
     EXPECT_EQ(bar.find('\x07'), std::string::npos) << bar;
   }
-  EXPECT_NE(FormatProgressBar(s, 120).find("\\x1b]0;owned\\x07donn\xc3\xa9" "es/"),
+  EXPECT_NE(FormatProgressBar(s, 120).find("\\x1b]0;owned\\x07donn\xc3\xa9"
+                                           "es/"),
             std::string::npos);
 }
 

@@ -37,8 +37,15 @@ void ProgressDisplay::Update(double now_s, std::uint64_t bytes, std::uint64_t fi
                              const std::string& current_file) {
   meter_.Add(now_s, bytes);
   if (mode_ == Mode::kSilent || now_s < next_s_) return;
-  ProgressSnapshot snap{bytes,       total_, meter_.ElapsedSeconds(), meter_.CurrentRate(),
-                        meter_.AverageRate(), files_done, files_, current_file};
+  ProgressSnapshot snap;
+  snap.bytes_done = bytes;
+  snap.bytes_total = total_;
+  snap.elapsed_s = meter_.ElapsedSeconds();
+  snap.current_rate_Bps = meter_.CurrentRate();
+  snap.average_rate_Bps = meter_.AverageRate();
+  snap.files_done = files_done;
+  snap.files_total = files_;
+  snap.current_file = current_file;
   if (mode_ == Mode::kLines) {
     WriteLine(stderr, FormatProgressLine(snap));
     next_s_ += interval_s_;

@@ -207,10 +207,10 @@ std::string JsonNumber(double value, int decimals) {
 
 std::string StartJson(const ReportHeader& h) {
   std::string out =
-      "{\"version\": " + JsonQuote(h.version) + ", \"timestamp\": " +
-      JsonQuote(Timestamp(h.unix_time)) + ", \"timesecs\": " + JsonNumber(h.unix_time, 3) +
-      ", \"options\": {" + "\"streams\": " + StreamsJson(h) +
-      ", \"block_size\": " + std::to_string(h.block_size) +
+      "{\"version\": " + JsonQuote(h.version) +
+      ", \"timestamp\": " + JsonQuote(Timestamp(h.unix_time)) +
+      ", \"timesecs\": " + JsonNumber(h.unix_time, 3) + ", \"options\": {" +
+      "\"streams\": " + StreamsJson(h) + ", \"block_size\": " + std::to_string(h.block_size) +
       ", \"window\": " + std::to_string(h.window) +
       ", \"hash\": " + (h.hash == HashAlgorithm::kNone ? "null" : JsonQuote(HashName(h.hash))) +
       ", \"rate\": " + std::to_string(h.rate) +
