@@ -66,7 +66,7 @@ TEST_F(CompletionTest, RemotePathsAreListedOverSsh) {
 TEST_F(CompletionTest, ATypedWordIsNeverRunThere) {
   fs::create_directories(dir + "/remote");
   for (const std::string& word :
-       {"$(touch " + dir + "/pwned1)", "`touch " + dir + "/pwned2`", "x';touch " + dir + "/pwned3;'"}) {
+       {"$(id>" + dir + "/pwned1)", "`id>" + dir + "/pwned2`", "x';id>" + dir + "/pwned3;'"}) {
     ProcessResult r = Complete("braid " + Remote(dir + "/remote/" + word));
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
