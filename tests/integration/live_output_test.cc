@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -74,15 +75,27 @@ TEST_F(LiveOutputTest, TheBarShowsTotalCountCurrentFileAndAnEtaThatIsRight) {
     named_a_file = named_a_file || std::regex_search(f, std::regex("bar-src/file[0-9]+\\.bin$"));
     if (f.find("ETA --:--") != std::string::npos) continue;  // no rate yet
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(f, m, std::regex("([0-9]+)% .* ETA ([0-9]+):([0-9]+)")));
+    ASSERT_TRUE(std::regex_search(
+        f, m,
+        std::regex("([0-9]+)% ([0-9.]+)( B| KiB)?/12.00 MiB  ([0-9.]+) (B|KiB|MiB)/s  ETA "
+                   "([0-9]+):([0-9]+)")));
     const int percent = std::stoi(m[1]);
-    const int eta = std::stoi(m[2]) * 60 + std::stoi(m[3]);
+    const int eta = std::stoi(m[6]) * 60 + std::stoi(m[7]);
     // What the issue saw: "ETA 00:00" with a sixth of the copy to go.
     if (percent < 90) {
       EXPECT_GE(eta, 1);
     }
-    // At 6 MiB/s the rest of 12 MiB never takes long.
-    EXPECT_LE(eta, 10);
+    // The time left is what is left at the rate the same frame shows (both
+    // rounded for display), whatever the machine's speed.
+    auto in_mib = [](const std::string& number, const std::string& unit) {
+      return std::stod(number) / (unit == "B" ? kMiB : unit == "KiB" ? 1024.0 : 1.0);
+    };
+    const std::string done_unit = m[3].matched ? m[3].str().substr(1) : "MiB";
+    const double rate_mib = in_mib(m[4], m[5]);
+    const double left_mib = 12 - in_mib(m[2], done_unit);
+    if (rate_mib > 0) {
+      EXPECT_NEAR(eta, std::ceil(left_mib / rate_mib), 1 + 0.1 * left_mib / rate_mib);
+    }
   }
   EXPECT_TRUE(named_a_file) << r.out;
   EXPECT_NE(frames.back().find("100%"), std::string::npos) << frames.back();
