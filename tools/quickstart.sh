@@ -15,7 +15,7 @@ install_packages() {
               zlib1g-dev libxxhash-dev libcli11-dev libgtest-dev openssh-server openssh-client
               diffutils util-linux procps tcpdump strace xxhash
               iproute2 iperf3 iputils-ping python3 nftables gnuplot-nox
-              clang libclang-rt-14-dev)
+              clang libclang-rt-14-dev dpkg-dev lintian)
   local missing=()
   for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

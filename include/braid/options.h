@@ -78,6 +78,7 @@ struct Options {
   std::string data_host;           ///< --data-host: address the sink listens on
   std::string config_file;         ///< -C: defaults file; empty = ~/.config/braid/config
   bool json = false;               ///< --json: one JSON report on stdout at the end
+  bool json_stream = false;        ///< --json-stream: one JSON event a line on stdout, as it runs
   std::string report_csv;          ///< --report-csv FILE: per-interval, per-stream rows
 
   // Resume (docs/resume.md).

@@ -353,6 +353,7 @@ void VerifyHostKey(LIBSSH2_SESSION* session, const HostKeyCheck& check) {
     const int rc =
         libssh2_knownhost_check(hosts.get(), name.c_str(), key, key_len, typemask, nullptr);
     if (rc == LIBSSH2_KNOWNHOST_CHECK_MATCH) {
+      Say(check.note, 1, check.display_host + ": host key " + shown_key + ", known in " + paths[i]);
       return;
     }
     if (rc == LIBSSH2_KNOWNHOST_CHECK_MISMATCH && changed_in.empty()) {

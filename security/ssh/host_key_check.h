@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "security/ssh/ssh_note.h"
+
 namespace braid {
 
 /// Which server, and which files to check it against.
@@ -25,6 +27,7 @@ struct HostKeyCheck {
   std::vector<std::string> system_known_hosts{"/etc/ssh/ssh_known_hosts"};
   bool accept_new = false;  ///< record an unknown key (never a changed one)
   std::string source;       ///< where the file list came from, for messages ("": defaults)
+  SshNote note;             ///< -v: the key and where it is known
 };
 
 /// `host` for port 22, else `[host]:port`: the form ssh writes and looks up.

@@ -109,7 +109,15 @@ class Attempts {
                          extra + "; use -i KEY with a key in the server's authorized_keys");
   }
 
- private:
+  /// -v: who logged in, with what.
+  void SayAccepted(const std::string& key) const {
+    Say(plan_.note, 1, plan_.display_host + ": logged in as " + plan_.user + " with " + key);
+  }
+  /// -vv: a key the server did not take.
+  void SayRefused(const std::string& key) const {
+    Say(plan_.note, 2, plan_.display_host + ": " + key + " refused");
+  }
+  /// `path` with the home as "~".
   std::string Shorten(const std::string& path) const {
     if (!plan_.home.empty() && path.size() > plan_.home.size() &&
         path.compare(0, plan_.home.size(), plan_.home) == 0 && path[plan_.home.size()] == '/') {
@@ -118,6 +126,7 @@ class Attempts {
     return path;
   }
 
+ private:
   const AuthPlan& plan_;
   std::vector<std::string> tried_;
   int refusals_ = 0;
@@ -140,7 +149,10 @@ bool TryAgent(LIBSSH2_SESSION* session, const AuthPlan& plan, Attempts& attempts
   while (libssh2_agent_get_identity(agent.get(), &identity, prev) == 0) {
     ++count;
     const int rc = libssh2_agent_userauth(agent.get(), plan.user.c_str(), identity);
+    const std::string key =
+        std::string("the ssh-agent key ") + (identity->comment != nullptr ? identity->comment : "");
     if (rc == 0) {
+      attempts.SayAccepted(key);
       return true;
     }
     if (IsTransportError(rc)) {
@@ -148,6 +160,7 @@ bool TryAgent(LIBSSH2_SESSION* session, const AuthPlan& plan, Attempts& attempts
       attempts.ThrowTransport(session);
     }
     attempts.CountRefusal();
+    attempts.SayRefused(key);
     prev = identity;
   }
   attempts.Note("ssh-agent (" + std::to_string(count) + (count == 1 ? " key)" : " keys)"));
@@ -175,6 +188,7 @@ bool TryKeyFile(LIBSSH2_SESSION* session, const AuthPlan& plan, const std::strin
       session, plan.user.c_str(), static_cast<unsigned int>(plan.user.size()),
       has_pub ? pub.c_str() : nullptr, path.c_str(), "");
   if (rc == 0) {
+    attempts.SayAccepted(attempts.Shorten(path));
     return true;
   }
   if (IsTransportError(rc)) {
@@ -186,6 +200,7 @@ bool TryKeyFile(LIBSSH2_SESSION* session, const AuthPlan& plan, const std::strin
     return false;
   }
   attempts.CountRefusal();
+  attempts.SayRefused(attempts.Shorten(path));
   attempts.NoteFile(path);
   return false;
 }

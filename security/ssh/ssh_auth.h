@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "security/ssh/ssh_note.h"
+
 namespace braid {
 
 /// Who logs in, with which keys.
@@ -20,6 +22,7 @@ struct AuthPlan {
   std::vector<std::string> identity_files;          ///< -i, then config; missing ones noted
   std::vector<std::string> default_identity_files;  ///< tried only when they exist
   bool only_named = false;  ///< IdentitiesOnly: no agent, no default keys (said on refusal)
+  SshNote note;             ///< -v: the key that logged in; -vv: each one offered
 };
 
 /// Authenticates the (blocking) session or throws: BraidError(kAuthRefused)

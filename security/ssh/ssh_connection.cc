@@ -117,12 +117,13 @@ HostKeyCheck MakeHostKeyCheck(const SshTarget& target, const ResolvedTarget& r) 
   const Strict strict = r.config.strict_host_key_checking;
   check.accept_new =
       target.accept_new_host_key || strict == Strict::kAcceptNew || strict == Strict::kNo;
-  if (strict == Strict::kNo && target.verbose > 0) {
-    std::fprintf(stderr,
-                 "braid: StrictHostKeyChecking no for %s is taken as accept-new: an unknown "
-                 "host key is recorded, a changed one is still refused\n",
-                 target.host.c_str());
+  if (strict == Strict::kNo) {
+    Say(target.note, 1,
+        "StrictHostKeyChecking no for " + target.host +
+            " is taken as accept-new: an unknown host key is recorded, a changed one is still "
+            "refused");
   }
+  check.note = target.note;
   return check;
 }
 
@@ -134,6 +135,7 @@ AuthPlan MakeAuthPlan(const SshTarget& target, const ResolvedTarget& r) {
   plan.user = r.user;
   plan.home = r.home;
   plan.use_agent = !r.config.identities_only && !Getenv("SSH_AUTH_SOCK").empty();
+  plan.note = target.note;
   for (const std::string& f : target.identity_files) {
     plan.identity_files.push_back(ExpandHome(f, r.home));
   }
@@ -180,6 +182,21 @@ class Libssh2Connection : public SshConnection {
   const std::string host_;
 };
 
+/// -vv: what the handshake agreed on, and who answered (the banner is the server's text).
+void SayHandshake(const SshTarget& target, LIBSSH2_SESSION* raw) {
+  if (!target.note) return;
+  auto method = [raw](int which) {
+    const char* m = libssh2_session_methods(raw, which);
+    return std::string(m != nullptr ? m : "?");
+  };
+  const char* banner = libssh2_session_banner_get(raw);
+  Say(target.note, 2,
+      target.host + ": ssh handshake done with " + (banner != nullptr ? banner : "?") + " (kex " +
+          method(LIBSSH2_METHOD_KEX) + ", host key " + method(LIBSSH2_METHOD_HOSTKEY) +
+          ", cipher " + method(LIBSSH2_METHOD_CRYPT_CS) + ", mac " + method(LIBSSH2_METHOD_MAC_CS) +
+          ")");
+}
+
 }  // namespace
 
 SystemSshNeed NeedsSystemSsh(const SshTarget& target) {
@@ -202,6 +219,9 @@ std::unique_ptr<SshConnection> SshConnection::Open(const SshTarget& target) {
     throw BraidError(ErrorCode::kUsage, "no host given for the ssh connection");
   }
   const ResolvedTarget r = Resolve(target);
+  Say(target.note, 2,
+      target.host + ": connecting to " + r.hostname + " port " + std::to_string(r.port) + " as " +
+          r.user + " (" + DescribeTimeout(r) + " for each step)");
   const int fd = ConnectTcp(target.host, r.hostname, r.port, r.timeout);
   auto session = std::make_shared<SshSession>(target.host, fd);
   LIBSSH2_SESSION* raw = session->raw();
@@ -217,6 +237,7 @@ std::unique_ptr<SshConnection> SshConnection::Open(const SshTarget& target) {
                          (timed_out ? ": no answer within " + DescribeTimeout(r) : "") +
                          "; check that an ssh server listens there");
   }
+  SayHandshake(target, raw);
   VerifyHostKey(raw, check);
   Authenticate(raw, MakeAuthPlan(target, r));
 

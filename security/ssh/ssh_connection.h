@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "braid/byte_stream.h"
+#include "security/ssh/ssh_note.h"
 
 namespace braid {
 
@@ -25,6 +26,8 @@ struct SshTarget {
   /// given): the config's ConnectTimeout, else 30 s.
   std::optional<std::chrono::milliseconds> connect_timeout;
   int verbose = 0;  ///< -v: say which config settings braid reads differently from ssh
+  /// -v: the host key and the key that logged in; -vv: each step of the setup.
+  SshNote note;
 };
 
 /// What the ssh config asks of a host that libssh2 cannot do, so the system

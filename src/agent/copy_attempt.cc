@@ -58,8 +58,9 @@ Endpoint CopyAttempt::CheckSources() const {
   if (options_.destination.is_stdio() && options_.recursive) {
     throw BraidError(ErrorCode::kUsage, "cannot write a directory tree to stdout");
   }
-  if (options_.destination.is_stdio() && options_.json) {
-    throw BraidError(ErrorCode::kUsage, "--json prints on stdout, so DST cannot be '-'");
+  if (options_.destination.is_stdio() && (options_.json || options_.json_stream)) {
+    throw BraidError(ErrorCode::kUsage, std::string(options_.json ? "--json" : "--json-stream") +
+                                            " prints on stdout, so DST cannot be '-'");
   }
   return first;
 }
@@ -67,6 +68,8 @@ Endpoint CopyAttempt::CheckSources() const {
 double CopyAttempt::Elapsed() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
+
+double CopyAttempt::DataSeconds() const { return data_start_s_ ? Elapsed() - *data_start_s_ : 0; }
 
 AgentEvent CopyAttempt::Next() {
   for (;;) {
@@ -77,7 +80,7 @@ AgentEvent CopyAttempt::Next() {
       }
     }
     std::optional<AgentEvent> ev = events_.PopFor(kTick);
-    if (progress_) progress_->Update(Elapsed(), bytes_);
+    if (progress_) progress_->Update(DataSeconds(), bytes_, files_done_, current_file_);
     if (!ev) continue;
     if (stall_) stall_->OnMessage(static_cast<int>(ev->side), std::chrono::steady_clock::now());
     ServerEnd& end = ev->side == Side::kSource ? *source_ : *sink_;
@@ -88,6 +91,10 @@ AgentEvent CopyAttempt::Next() {
     }
     if (auto* warn = std::get_if<Warning>(&*ev->message)) {
       PrintLine(stderr, "braid: warning: %s", warn->message.c_str());
+      continue;
+    }
+    if (auto* note = std::get_if<Note>(&*ev->message)) {
+      if (options_.verbose > 0) PrintLine(stderr, "braid: %s", note->message.c_str());
       continue;
     }
     if (auto* kept = std::get_if<Kept>(&*ev->message)) {
@@ -110,6 +117,7 @@ void CopyAttempt::OpenSource() {
   open.recursive = options_.recursive;
   open.follow_symlinks = options_.follow_symlinks;
   open.device_size = options_.size;
+  open.remote_paths = source_->is_remote();
   source_->Send(open);
 }
 
@@ -124,11 +132,13 @@ void CopyAttempt::Transfer() {
   source_->Send(MakeSourceStart(std::move(ready), params));
   retry_.NoteStarted();
   if (options_.reverse) ConnectReverse();
-  if (report_) report_->Start(Elapsed());
+  data_start_s_ = Elapsed();
+  if (report_) report_->Start(Elapsed(), files_, total_);
   StartStallWatch();
   WatchDataPhase();
   stall_.reset();
-  progress_->Complete(Elapsed(), bytes_);
+  data_seconds_ = DataSeconds();
+  progress_->Complete(data_seconds_, bytes_, files_done_);
   if (report_) report_->Finish(Elapsed(), bytes_);
 }
 
@@ -182,6 +192,7 @@ SinkOpen CopyAttempt::MakeSinkOpen(const TransferParams& params) const {
                                                 : ExistingRule::kQuickCheck;
   sink_open.keep_partial = !options_.remove_partial;
   sink_open.fsync = options_.fsync;
+  sink_open.remote_paths = sink_->is_remote();
   return sink_open;
 }
 
@@ -225,7 +236,7 @@ void CopyAttempt::StartStallWatch() {
 void CopyAttempt::WatchDataPhase() {
   std::optional<std::uint64_t> to_send = total_;
   if (to_send) *to_send -= std::min(*to_send, skipped_bytes_);
-  progress_ = std::make_unique<ProgressDisplay>(options_.progress_interval, to_send);
+  progress_ = std::make_unique<ProgressDisplay>(options_.progress_interval, to_send, files_);
   bool sink_done = false;
   bool source_done = false;
   while (!sink_done || !source_done) {
@@ -257,8 +268,13 @@ void CopyAttempt::OnProgress(Side side, const Progress& p) {
     stall_->OnProgress(static_cast<int>(side), p.bytes, p.files_done,
                        std::chrono::steady_clock::now());
   }
-  if (side == Side::kSink) bytes_ = p.bytes;
-  if (side == Side::kSource) max_active_ = std::max(max_active_, p.active_streams);
+  if (side == Side::kSink) {
+    bytes_ = p.bytes;
+    files_done_ = std::min<std::uint64_t>(files_, files_skipped_ + p.files_done);
+    current_file_ = p.current_path;
+  } else {
+    max_active_ = std::max(max_active_, p.active_streams);
+  }
   if (!p.controller_note.empty() && options_.verbose > 0) {
     PrintLine(stderr, "braid: streams: %s", p.controller_note.c_str());
   }
@@ -283,7 +299,7 @@ void CopyAttempt::ReceiveFileList() {
   std::optional<std::uint64_t> total = 0;
   std::vector<std::string> asked;
   for (const auto& s : options_.sources) asked.push_back(s.path);
-  FileListCheck check(asked, options_.recursive);
+  FileListCheck check(asked, options_.recursive, source_->is_remote());
   ListBudget budget(options_.list_limits, EndName(*source_, "source"));
   for (;;) {
     AgentEvent ev = Next();

@@ -44,6 +44,9 @@ class CopyAttempt {
   Endpoint CheckSources() const;
 
   double Elapsed() const;
+  /// Seconds since the data phase started (0 before): the progress display's
+  /// and the summary's clock.
+  double DataSeconds() const;
 
   /// The next event; throws on interrupt, errors and unexpected ends.
   AgentEvent Next();
@@ -141,6 +144,11 @@ class CopyAttempt {
   std::unique_ptr<TransferReport> report_;  ///< --json / --report-csv; null without them
   std::optional<StallWatch> stall_;         ///< --stall-timeout, during the data phase only
   std::optional<std::uint64_t> total_;
+  std::optional<double> data_start_s_;  ///< Elapsed() when the data phase started
+  double data_seconds_ = 0;             ///< the data phase's length, once it ended
+  std::uint64_t files_done_ = 0;        ///< the sink's count, from its Progress, and skipped
+  std::uint64_t files_skipped_ = 0;     ///< complete already: no FileDone comes for them
+  std::string current_file_;            ///< arriving at the sink, from its Progress
   std::size_t files_ = 0;
   std::uint64_t bytes_ = 0;
   std::uint64_t wire_bytes_ = 0;

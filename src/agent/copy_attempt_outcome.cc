@@ -74,6 +74,7 @@ void CopyAttempt::ReportResume(const SinkReady& ready) {
   skipped_bytes_ += complete_bytes_ + ready.kept_bytes;
   failed_blocks_ = ready.failed_blocks;
   unchanged_count_ += complete;
+  files_skipped_ = complete;
   if (partial > 0 || ready.failed_blocks > 0) {
     std::string what =
         FormatBytes(ready.kept_bytes) + " kept in " + CountOf(partial, "partial file");
@@ -150,7 +151,10 @@ bool CopyAttempt::Resumable() const { return !stream_source_ && !options_.destin
 
 int CopyAttempt::SayRetry(const BraidError& error) {
   retrying_ = true;
-  if (report_) report_->Finish(Elapsed(), bytes_);
+  if (report_) {
+    report_->Finish(Elapsed(), bytes_);
+    report_->OnRetry(retry_.notes().back());
+  }
   PrintLine(stderr, "braid: %s", error.what());
   PrintLine(stderr, "braid: retry %d of %d in %.0f s (--retry), resuming what arrived",
             retry_.retries(), retry_.max_retries(), retry_.notes().back().delay_s);
@@ -190,6 +194,10 @@ void CopyAttempt::ReportKept() {
 
 void CopyAttempt::OnFileDone(FileDone d) {
   ++done_count_;
+  if (report_) {
+    report_->OnFileDone({DonePath(d), d.size, d.unchanged, d.hash,
+                         d.hash == HashAlgorithm::kNone ? "" : ToHex(d.sink_digest)});
+  }
   if (d.unchanged) ++unchanged_count_;
   all_hashed_ = all_hashed_ && d.hash == options_.hash;
   if (d.hash == HashAlgorithm::kNone) return;
@@ -203,7 +211,8 @@ std::string CopyAttempt::DonePath(const FileDone& d) const {
 
 void CopyAttempt::Report() {
   // --json owns stdout: one document and nothing else.
-  std::FILE* out = options_.destination.is_stdio() || options_.json ? stderr : stdout;
+  std::FILE* out =
+      options_.destination.is_stdio() || options_.json || options_.json_stream ? stderr : stdout;
   // The lines md5sum, sha256sum and xxh128sum print, so `sha256sum -c` checks
   // them where the copies are: the name as the sink has it, no host before it.
   // done_files_ holds only files with a digest (OnFileDone).
@@ -212,7 +221,8 @@ void CopyAttempt::Report() {
   }
   std::fflush(out);
   if (options_.verbose > 0 || (progress_ && progress_->active())) {
-    double secs = Elapsed();
+    // The data phase, as -P's last average and --json's seconds count it.
+    const double secs = data_seconds_;
     std::string wire;
     if (options_.compress_level > 0 || compared_count_ > 0) {
       wire = ", " + FormatBytes(wire_bytes_) + " on the wire";

@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "braid/error.h"
+#include "session/remote_path.h"
 
 namespace braid {
 
@@ -13,9 +14,11 @@ namespace {
 }
 
 /// The name a source gives SRC when the path says it; nullopt when only the
-/// source can tell ("." or "..", resolved there).
-std::optional<std::string> NameOf(std::string path) {
+/// source can tell ("." or "..", or a remote home, resolved there).
+std::optional<std::string> NameOf(std::string path, bool remote) {
   if (path == "-") return "stdin";
+  const std::optional<TildePrefix> tilde = remote ? SplitTilde(path) : std::nullopt;
+  if (tilde && tilde->rest.find_first_not_of('/') == std::string::npos) return std::nullopt;
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   std::string name = path.substr(path.find_last_of('/') + 1);
   if (name.empty() || name == "." || name == "..") return std::nullopt;
@@ -24,9 +27,14 @@ std::optional<std::string> NameOf(std::string path) {
 
 }  // namespace
 
-FileListCheck::FileListCheck(const std::vector<std::string>& source_paths, bool recursive)
+FileListCheck::FileListCheck(const std::vector<std::string>& source_paths, bool recursive,
+                             bool remote_paths)
     : recursive_(recursive) {
-  for (const auto& p : source_paths) names_.push_back(NameOf(p));
+  for (const auto& p : source_paths) {
+    const bool glob = remote_paths && HasGlobMagic(p);
+    patterns_.push_back(glob ? p : std::string());
+    names_.push_back(glob ? std::nullopt : NameOf(p, remote_paths));
+  }
 }
 
 void FileListCheck::Check(const FileEntry& e) {
@@ -38,6 +46,13 @@ void FileListCheck::Check(const FileEntry& e) {
   bool plain = e.kind == FileKind::kRegular || e.kind == FileKind::kStream;
   if (e.top >= names_.size() || (!recursive_ && (nested || !plain))) {
     Reject("the source sent \"" + e.path + "\", which was not asked for");
+  }
+  if (!patterns_[e.top].empty()) {
+    // A glob's matches, each under its own name; the sink refuses one twice.
+    if (!MatchesLastComponent(patterns_[e.top], top)) {
+      Reject("the source sent \"" + e.path + "\", which " + patterns_[e.top] + " does not match");
+    }
+    return;
   }
   std::optional<std::string>& name = names_[e.top];
   if (!name) name = top;

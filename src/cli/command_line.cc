@@ -303,6 +303,9 @@ void DefineOutputOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_flag("--json", options.json,
                "Print one JSON report on stdout at the end (iperf3-like; digest lines go to "
                "stderr)");
+  app.add_flag("--json-stream", options.json_stream,
+               "Print one JSON event a line on stdout as the copy runs: start, interval, "
+               "file, retry, error, end");
   app.add_option("--report-csv", options.report_csv,
                  "Write a CSV row per stream per interval (-P SEC, default 1 s) to FILE")
       ->type_name("FILE");
@@ -504,6 +507,9 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
     options.connect_timeout = ParseSeconds(raw.connect_timeout, "--connect-timeout");
   }
   if (options.append && options.no_resume) Fail("-a/--append and --no-resume contradict");
+  if (options.json && options.json_stream) {
+    Fail("--json and --json-stream both print on stdout: choose one");
+  }
   if (options.polite && !options.streams_auto) Fail("--polite needs -s auto");
   if (raw.keep && options.remove_partial) Fail("-k/--keep and --remove-partial contradict");
   if (raw.no_verify_kept) options.verify_kept = false;

@@ -68,6 +68,11 @@ LaunchedServer ProcessServerLauncher::Launch(Side /*side*/, const Endpoint& endp
   target.accept_new_host_key = options.accept_new_host_key;
   if (options.connect_timeout > 0) target.connect_timeout = options.connect_timeout_ms();
   target.verbose = options.verbose;
+  // Through the agent's console, as the server's own stderr is: a banner or a
+  // key comment must not reach the terminal raw.
+  target.note = [on_stderr, verbose = options.verbose](int level, const std::string& text) {
+    if (verbose >= level && on_stderr) on_stderr("braid", text);
+  };
   // -S: the user's own ssh client, with everything in their ssh setup.
   const std::string ssh_command =
       !options.ssh_command.empty() ? options.ssh_command : SystemSshFor(target);
@@ -78,6 +83,7 @@ LaunchedServer ProcessServerLauncher::Launch(Side /*side*/, const Endpoint& endp
     return {std::move(channel), command};
   }
   std::unique_ptr<SshConnection> ssh = SshConnection::Open(target);
+  Say(target.note, 2, endpoint.host + ": running " + command);
   return {ssh->Exec(command, std::move(on_stderr)), command};
 }
 

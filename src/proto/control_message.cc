@@ -343,6 +343,7 @@ struct Encoder {
     PutBool(w, m.device_size.has_value());
     w.U64(m.device_size.value_or(0));
     PutBool(w, m.follow_symlinks);
+    PutBool(w, m.remote_paths);
   }
   void operator()(const FileList& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kFileList));
@@ -365,6 +366,7 @@ struct Encoder {
     PutBool(w, m.keep_partial);
     w.U8(static_cast<std::uint8_t>(m.fsync));
     w.U8(static_cast<std::uint8_t>(m.existing));
+    PutBool(w, m.remote_paths);
   }
   void operator()(const SinkReady& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kSinkReady));
@@ -406,6 +408,7 @@ struct Encoder {
     for (const auto& s : m.stream_samples) PutStreamSample(w, s);
     w.U16(m.active_streams);
     w.String(m.controller_note);
+    PutText(w, m.current_path, kMaxPathLength);
   }
   void operator()(const FileDone& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kFileDone));
@@ -439,6 +442,10 @@ struct Encoder {
     w.U16(static_cast<std::uint16_t>(MessageType::kWarning));
     PutText(w, m.message, kMaxTextLength);
   }
+  void operator()(const Note& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kNote));
+    PutText(w, m.message, kMaxTextLength);
+  }
 };
 
 ControlMessage DecodeBody(MessageType type, WireReader& r) {
@@ -467,6 +474,7 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       std::uint64_t size = r.U64();
       if (has_size) m.device_size = size;
       m.follow_symlinks = GetBool(r);
+      m.remote_paths = GetBool(r);
       return m;
     }
     case MessageType::kFileList: {
@@ -499,6 +507,7 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       std::uint8_t existing = r.U8();
       if (existing > 3) WireReader::Fail("unknown rule for existing files");
       m.existing = static_cast<ExistingRule>(existing);
+      m.remote_paths = GetBool(r);
       return m;
     }
     case MessageType::kSinkReady: {
@@ -546,6 +555,7 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       if (m.active_streams > kMaxStreamSamples)
         WireReader::Fail("active stream count out of range");
       m.controller_note = r.String(256);
+      m.current_path = r.String(kMaxPathLength);
       return m;
     }
     case MessageType::kFileDone: {
@@ -582,6 +592,8 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       return Bye{};
     case MessageType::kWarning:
       return Warning{r.String(kMaxTextLength)};
+    case MessageType::kNote:
+      return Note{r.String(kMaxTextLength)};
     case MessageType::kKept: {
       Kept m;
       m.bytes = r.U64();
@@ -612,9 +624,9 @@ ControlMessage DecodeMessage(std::span<const std::uint8_t> bytes) {
 
 const char* MessageName(const ControlMessage& message) {
   static constexpr const char* kNames[] = {
-      "Hello",       "HelloReply", "SourceOpen", "FileList",    "SinkOpen",   "SinkReady",
-      "SourceStart", "Progress",   "FileDone",   "Done",        "Error",      "Abort",
-      "Bye",         "Warning",    "Kept",       "SourceReady", "SinkConnect"};
+      "Hello",       "HelloReply", "SourceOpen", "FileList",    "SinkOpen",    "SinkReady",
+      "SourceStart", "Progress",   "FileDone",   "Done",        "Error",       "Abort",
+      "Bye",         "Warning",    "Kept",       "SourceReady", "SinkConnect", "Note"};
   static_assert(std::size(kNames) == std::variant_size_v<ControlMessage>);
   return kNames[message.index()];
 }

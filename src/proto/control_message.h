@@ -24,8 +24,10 @@ namespace braid {
 
 /// 3: data frames sealed (TransferParams.cipher, docs/protocol.md). 4: files
 /// already at the target compared block by block (resume list tag 2, "same"
-/// frames, SinkOpen's `existing`, FileDone's `unchanged`).
-constexpr std::uint16_t kProtocolVersion = 4;
+/// frames, SinkOpen's `existing`, FileDone's `unchanged`). 5: remote paths as
+/// scp reads them (SourceOpen's and SinkOpen's `remote_paths`), Progress's
+/// `current_path`, Note.
+constexpr std::uint16_t kProtocolVersion = 5;
 constexpr std::uint32_t kControlMagic = 0x42524149;  // "BRAI"
 constexpr std::size_t kMaxControlMessage = 16u << 20;
 constexpr std::size_t kMaxPathLength = 4096;
@@ -69,6 +71,7 @@ enum class MessageType : std::uint16_t {
   kKept = 15,
   kSourceReady = 16,
   kSinkConnect = 17,
+  kNote = 18,
 };
 
 /// agent -> server: first message; the server answers HelloReply or Error.
@@ -88,6 +91,8 @@ struct SourceOpen {
   bool recursive = false;
   std::optional<std::uint64_t> device_size;  ///< --size
   bool follow_symlinks = false;              ///< -L: copy what links inside a tree point to
+  /// The paths were typed after `host:`: `~`, the home and globs as scp has them.
+  bool remote_paths = false;
 };
 /// source -> agent -> sink: the file list, in chunks; `last` ends it.
 struct FileList {
@@ -154,6 +159,8 @@ struct SinkOpen {
   bool keep_partial = true;  ///< on failure keep partial files and journals for a re-run
   FsyncPolicy fsync = FsyncPolicy::kData;  ///< -y: what a rename waits for
   ExistingRule existing = ExistingRule::kQuickCheck;
+  /// The target was typed after `host:`: `~` and the home as scp has them.
+  bool remote_paths = false;
 };
 /// A byte range [begin, end) of one file.
 using ByteRange = std::pair<std::uint64_t, std::uint64_t>;
@@ -247,6 +254,8 @@ struct Progress {
   std::vector<StreamSample> stream_samples;  ///< the source's streams; empty from a sink
   std::uint16_t active_streams = 0;          ///< streams carrying data (source; 0 from a sink)
   std::string controller_note;               ///< -s auto: a new decision and why, else empty
+  /// The sink: the path (in the list) of the file whose data arrived last; else empty.
+  std::string current_path;
 };
 /// sink -> agent: a file is verified and in place.
 struct FileDone {
@@ -279,6 +288,10 @@ struct Bye {};
 struct Warning {
   std::string message;
 };
+/// server -> agent: what a remote path resolved to, shown under -v.
+struct Note {
+  std::string message;
+};
 /// sink -> agent, before its Error when a failed transfer left partial state:
 /// what a re-run will not have to send again.
 struct Kept {
@@ -288,7 +301,7 @@ struct Kept {
 
 using ControlMessage = std::variant<Hello, HelloReply, SourceOpen, FileList, SinkOpen, SinkReady,
                                     SourceStart, Progress, FileDone, Done, ErrorMessage, Abort, Bye,
-                                    Warning, Kept, SourceReady, SinkConnect>;
+                                    Warning, Kept, SourceReady, SinkConnect, Note>;
 
 /// Type and payload, without the length prefix (ControlChannel adds it).
 std::vector<std::uint8_t> EncodeMessage(const ControlMessage& message);

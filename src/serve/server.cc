@@ -14,6 +14,7 @@
 #include "braid/mutex.h"
 #include "proto/control_channel.h"
 #include "proto/list_budget.h"
+#include "session/remote_path.h"
 #include "sink/sink_session.h"
 #include "source/source_list.h"
 #include "source/source_session.h"
@@ -161,8 +162,11 @@ class Server {
 
   void OpenSource(const SourceOpen& open) {
     std::vector<std::string> warnings;
-    source_files_ = BuildSourceList(
-        {open.paths, open.recursive, open.follow_symlinks, open.device_size, label_}, warnings);
+    source_files_ = BuildSourceList({open.paths, open.recursive, open.follow_symlinks,
+                                     open.device_size, label_, open.remote_paths},
+                                    warnings);
+    for (const auto& note : source_files_.notes) channel_.Send(Note{note});
+    source_files_.notes.clear();
     for (const auto& w : warnings) channel_.Send(Warning{w});
     FileList chunk;
     for (const FileEntry& e : source_files_.entries) {
@@ -231,8 +235,24 @@ class Server {
     });
   }
 
+  /// A remote target as scp reads it: `~` is the home, said under -v with
+  /// where a relative target is.
+  std::string ResolveTarget(const SinkOpen& open) {
+    if (!open.remote_paths || open.target == "-") return open.target;
+    const std::string where = label_.empty() ? open.target : label_ + ":" + open.target;
+    const std::optional<std::string> target = ExpandTilde(open.target);
+    if (!target) {
+      throw BraidError(ErrorCode::kTargetUnwritable,
+                       where + ": no such user " + SplitTilde(open.target)->user);
+    }
+    const std::string absolute = AbsoluteForMessage(*target);
+    if (absolute != open.target) channel_.Send(Note{where + " is " + absolute});
+    return *target;
+  }
+
   void StartSink(const SinkOpen& open) {
     SinkOpen resolved = open;
+    resolved.target = ResolveTarget(open);
     ListenPlan plan;
     if (!open.params.reverse) {
       plan = PlanListen(open.listen_address, SshServerAddress(), InterfaceAddresses(),
@@ -273,9 +293,13 @@ class Server {
       p.bytes = state.bytes.load() + state.same_bytes.load();  // both are done
       p.files_done = state.files_done.load();
       p.streams = state.streams.load();
+      if (const FileEntry* e = state.arriving.load(std::memory_order_relaxed)) {
+        p.current_path = e->path;
+      }
       if (source_) {
         p.stream_samples = source_->StreamSamples();
         p.active_streams = static_cast<std::uint16_t>(source_->active_streams());
+
         if (controller_) Steer(p);
       }
       return p;

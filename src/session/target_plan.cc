@@ -1,5 +1,6 @@
 #include "session/target_plan.h"
 
+#include <algorithm>
 #include <string_view>
 #include <unordered_map>
 
@@ -16,6 +17,11 @@ std::string Where(const std::string& host, const std::string& path) {
 TargetPlan PlanTarget(const std::string& target, const TargetInfo& info, std::size_t top_count,
                       const std::vector<FileEntry>& entries, const std::string& host) {
   if (target.empty()) throw BraidError(ErrorCode::kUsage, "empty target path");
+  // A remote glob is one SRC with a top-level entry per match: it counts as
+  // that many sources, or all of them would land on the one target name.
+  std::size_t top_level = 0;
+  for (const FileEntry& e : entries) top_level += e.path.find('/') == std::string::npos ? 1 : 0;
+  top_count = std::max(top_count, top_level);
   TargetPlan plan;
   plan.base = target;
   while (plan.base.size() > 1 && plan.base.back() == '/') plan.base.pop_back();

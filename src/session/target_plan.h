@@ -28,7 +28,8 @@ struct TargetPlan {
 /// Throws BraidError(kTargetUnwritable) when the sources cannot go there:
 /// several sources onto a non-directory, a file onto a missing directory
 /// named with a trailing slash (a tree there becomes it, as with cp -r), a
-/// directory onto a stream.
+/// directory onto a stream. Sources count as `top_count` or as the list's
+/// top-level entries, whichever is more (a remote glob's matches).
 TargetPlan PlanTarget(const std::string& target, const TargetInfo& info, std::size_t top_count,
                       const std::vector<FileEntry>& entries, const std::string& host);
 

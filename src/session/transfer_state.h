@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "braid/error.h"
+#include "braid/file_entry.h"
 #include "braid/mutex.h"
 
 namespace braid {
@@ -45,6 +46,10 @@ class TransferState {
   /// file end it sent (once each, however often the sink asks again).
   std::atomic<std::uint64_t> files_done{0};
   std::atomic<std::uint16_t> streams{0};
+  /// The sink: the entry a receiver wrote a block of last, for the agent's
+  /// bar (null before the first). It points into the sink's list, which
+  /// outlives every thread that reads it.
+  std::atomic<const FileEntry*> arriving{nullptr};
 
  private:
   void RunHooks() BRAID_EXCLUDES(mutex_);

@@ -76,6 +76,7 @@ void StreamReceiver::ReceiveData(const FrameHeader& h, TransferState& state) {
   // Clear and uncompressed, the checksum is that of the bytes on disk; else the writer makes it.
   if (!compressed && !frames_.sealed()) raw_checksum = h.checksum;
   writer_.Write(h.file_id, h.offset, std::move(buffer), h.raw_length, raw_checksum);
+  state.arriving.store(&files_.entries()[h.file_id], std::memory_order_relaxed);
 }
 
 void StreamReceiver::ReceiveSame(const FrameHeader& h) {

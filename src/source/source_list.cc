@@ -17,6 +17,7 @@
 
 #include "braid/error.h"
 #include "braid/unique_fd.h"
+#include "session/remote_path.h"
 #include "source/source_fingerprint.h"
 
 namespace braid {
@@ -24,6 +25,8 @@ namespace {
 
 /// Deeper trees than this are refused rather than risking the stack.
 constexpr int kMaxDepth = 512;
+/// A glob's matches named in its -v note; the rest are counted.
+constexpr std::size_t kMatchesNamed = 4;
 
 /// A list built up in chunks and joined once, at its exact size: a vector
 /// grown item by item held three times its size while it moved (a million
@@ -61,8 +64,35 @@ class ListBuilder {
   ListBuilder(const SourceListRequest& request, std::vector<std::string>& warnings)
       : request_(request), warnings_(warnings) {}
 
+  /// One SRC as typed: as scp reads a remote path (a home, a glob's
+  /// matches), else as it is.
+  void AddSource(const std::string& typed, std::uint16_t top) {
+    if (!request_.remote_paths || typed == "-") return AddTop(typed, top);
+    const std::optional<std::string> path = ExpandTilde(typed);
+    if (!path) {
+      return LeaveOut(BraidError(ErrorCode::kSourceUnreadable,
+                                 Where(typed) + ": no such user " + SplitTilde(typed)->user));
+    }
+    struct stat st {};
+    if (!HasGlobMagic(*path) || ::lstat(path->c_str(), &st) == 0) {
+      if (AbsoluteForMessage(*path) != typed) {
+        list_.notes.push_back(Where(typed) + " is " + AbsoluteForMessage(*path));
+      }
+      return AddTop(*path, top);
+    }
+    const std::vector<std::string> matches = GlobMatches(*path);
+    if (matches.empty()) {
+      return LeaveOut(BraidError(ErrorCode::kSourceUnreadable,
+                                 Where(typed) + ": no file matches this pattern"));
+    }
+    CheckDistinctNames(typed, matches);
+    list_.notes.push_back(DescribeMatches(typed, matches));
+    for (const std::string& match : matches) AddTop(match, top);
+  }
+
   void AddTop(const std::string& path, std::uint16_t top) {
     list_.top_paths.push_back(path);
+    list_.top_first_ids.push_back(static_cast<std::uint32_t>(entries_.size()));
     if (path == "-") {
       FileEntry e;
       e.top = top;
@@ -133,10 +163,36 @@ class ListBuilder {
   }
   /// `path` cannot be read: it is left out, and the copy goes on with the rest.
   void LeaveOut(const std::string& path, int err) {
-    BraidError error(ErrorCode::kSourceUnreadable, DescribeErrno(request_.host, path, err));
+    LeaveOut(BraidError(ErrorCode::kSourceUnreadable, DescribeErrno(request_.host, path, err)));
+  }
+  void LeaveOut(const BraidError& error) {
     warnings_.push_back(std::string(error.what()) + "; not copied");
     ++list_.not_listed;
     if (!first_left_out_) first_left_out_ = error;
+  }
+
+  /// Two matches of one glob under one name would be one file at the target.
+  void CheckDistinctNames(const std::string& typed, const std::vector<std::string>& matches) {
+    std::map<std::string, const std::string*> seen;
+    for (const std::string& match : matches) {
+      auto [it, fresh] = seen.emplace(LastComponent(match), &match);
+      if (!fresh) {
+        throw BraidError(ErrorCode::kUsage, Where(typed) + " matches two entries named \"" +
+                                                it->first + "\" (" + *it->second + " and " + match +
+                                                "); copy them one at a time");
+      }
+    }
+  }
+
+  std::string DescribeMatches(const std::string& typed, const std::vector<std::string>& matches) {
+    std::string note = Where(typed) + " matches " + std::to_string(matches.size()) + ":";
+    for (std::size_t i = 0; i < matches.size() && i < kMatchesNamed; ++i) {
+      note += (i == 0 ? " " : ", ") + AbsoluteForMessage(matches[i]);
+    }
+    if (matches.size() > kMatchesNamed) {
+      note += " and " + std::to_string(matches.size() - kMatchesNamed) + " more";
+    }
+    return note;
   }
 
   std::string TopName(const std::string& path) const {
@@ -286,7 +342,10 @@ class ListBuilder {
 
 SourceFile SourceList::File(std::uint32_t id) const {
   const FileEntry& e = entries[id];
-  const std::string& top = top_paths[e.top];
+  // The last top path whose entries start at or before `id` (a top path
+  // that was left out has none, and shares its start with the next one).
+  const auto after = std::upper_bound(top_first_ids.begin(), top_first_ids.end(), id);
+  const std::string& top = top_paths[static_cast<std::size_t>(after - top_first_ids.begin()) - 1];
   std::size_t slash = e.path.find('/');
   // The top's own entry (or stdin) is read by the name typed; what is inside
   // it by that name and the rest of the entry's path, as the walk found it.
@@ -296,7 +355,7 @@ SourceFile SourceList::File(std::uint32_t id) const {
 SourceList BuildSourceList(const SourceListRequest& request, std::vector<std::string>& warnings) {
   ListBuilder builder(request, warnings);
   for (std::size_t i = 0; i < request.paths.size(); ++i) {
-    builder.AddTop(request.paths[i], static_cast<std::uint16_t>(i));
+    builder.AddSource(request.paths[i], static_cast<std::uint16_t>(i));
   }
   return builder.Take();
 }

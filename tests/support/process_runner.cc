@@ -181,7 +181,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
 
 ProcessResult RunInTerminal(const std::vector<std::string>& argv,
                             const std::map<std::string, std::string>& env_overrides,
-                            int timeout_seconds) {
+                            int timeout_seconds, int columns) {
   ProcessResult result;
   std::vector<std::string> args = argv;
   std::vector<std::string> env = BuildEnvironment(env_overrides);
@@ -190,7 +190,7 @@ ProcessResult RunInTerminal(const std::vector<std::string>& argv,
   int master = -1;
   winsize size{};
   size.ws_row = 24;
-  size.ws_col = 80;
+  size.ws_col = static_cast<unsigned short>(columns);
   const pid_t pid = ::forkpty(&master, nullptr, nullptr, &size);
   if (pid < 0) {
     result.err = std::string("RunInTerminal: forkpty: ") + std::strerror(errno);
@@ -252,9 +252,9 @@ ProcessResult RunBraid(std::vector<std::string> args,
 
 ProcessResult RunBraidInTerminal(std::vector<std::string> args,
                                  const std::map<std::string, std::string>& env_overrides,
-                                 int timeout_seconds) {
+                                 int timeout_seconds, int columns) {
   const std::map<std::string, std::string> env = PrepareBraid(args, env_overrides);
-  return RunInTerminal(args, env, timeout_seconds);
+  return RunInTerminal(args, env, timeout_seconds, columns);
 }
 
 }  // namespace braid::testing

@@ -27,10 +27,10 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
 /// Runs `argv` as RunProcess does, but with a pseudo-terminal as its stdin,
 /// stdout and stderr (so it behaves as it would for a user at a terminal):
 /// everything it wrote to the terminal is in `out`, `err` only has the
-/// runner's own notes.
+/// runner's own notes. The terminal is `columns` wide and 24 rows high.
 ProcessResult RunInTerminal(const std::vector<std::string>& argv,
                             const std::map<std::string, std::string>& env_overrides = {},
-                            int timeout_seconds = 300);
+                            int timeout_seconds = 300, int columns = 80);
 
 /// RunProcess of the freshly built braid (BRAID_BINARY) with `args`. Unless
 /// overridden, HOME is the sshd fixture's home (so braid finds its ssh config,
@@ -42,6 +42,6 @@ ProcessResult RunBraid(std::vector<std::string> args,
 /// RunBraid at a pseudo-terminal (RunInTerminal).
 ProcessResult RunBraidInTerminal(std::vector<std::string> args,
                                  const std::map<std::string, std::string>& env_overrides = {},
-                                 int timeout_seconds = 300);
+                                 int timeout_seconds = 300, int columns = 80);
 
 }  // namespace braid::testing

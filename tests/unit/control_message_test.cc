@@ -146,6 +146,7 @@ SinkOpen SampleSinkOpen() {
   m.listen_address = "10.1.2.3";
   m.params = SampleParams();
   m.existing = ExistingRule::kSizeOnly;
+  m.remote_paths = true;
   return m;
 }
 
@@ -172,7 +173,7 @@ FileDone SampleFileDone() {
 }
 
 Progress SampleProgress() {
-  Progress m{1ull << 40, 77, 9, {}, 5, "probe 4->8"};
+  Progress m{1ull << 40, 77, 9, {}, 5, "probe 4->8", "top/dir/file.bin"};
   m.stream_samples.push_back({0, 1ull << 33, 1234, 56, 789, 3, 0x0102030405060708ull});
   m.stream_samples.push_back({63, 0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFFu, 0, 1, 0xFFFFFFFFu, 0});
   return m;
@@ -198,6 +199,7 @@ std::vector<ControlMessage> AllSamples() {
   v.push_back(Kept{123, 2});
   v.push_back(SourceReady{{"10.0.0.7", "fd00::7"}, 40001});
   v.push_back(SinkConnect{{"10.0.0.7"}, 40001});
+  v.push_back(Note{"dtn:~/x is /home/u/x"});
   return v;
 }
 
@@ -262,6 +264,7 @@ TEST(ControlMessageTest, MessageNames) {
   EXPECT_STREQ(MessageName(ErrorMessage{}), "Error");
   EXPECT_STREQ(MessageName(Warning{}), "Warning");
   EXPECT_STREQ(MessageName(Bye{}), "Bye");
+  EXPECT_STREQ(MessageName(Note{}), "Note");
 }
 
 TEST(ControlMessageTest, HelloRoundTrip) {
@@ -298,6 +301,9 @@ TEST(ControlMessageTest, SourceOpenRoundTrip) {
 
   SourceOpen none{{"x"}, false, std::nullopt};
   EXPECT_FALSE(RoundTrip(none).device_size.has_value());
+  EXPECT_FALSE(RoundTrip(none).remote_paths);
+  none.remote_paths = true;
+  EXPECT_TRUE(RoundTrip(none).remote_paths);
 }
 
 TEST(ControlMessageTest, SourceOpenIgnoresSizeWhenAbsent) {
@@ -309,6 +315,7 @@ TEST(ControlMessageTest, SourceOpenIgnoresSizeWhenAbsent) {
   w.U8(0);  // has_size = false
   w.U64(12345);
   w.U8(1);  // follow_symlinks
+  w.U8(0);  // remote_paths
   ControlMessage m = DecodeMessage(w.Take());
   ASSERT_TRUE(std::holds_alternative<SourceOpen>(m));
   EXPECT_FALSE(std::get<SourceOpen>(m).device_size.has_value());
@@ -361,9 +368,11 @@ TEST(ControlMessageTest, SinkOpenRoundTrip) {
   EXPECT_EQ(out.preserve, in.preserve);
   EXPECT_EQ(out.recursive, in.recursive);
   EXPECT_EQ(out.listen_address, in.listen_address);
+  EXPECT_TRUE(out.remote_paths);
   ExpectParamsEq(out.params, in.params);
 
   in.force = false;
+  in.remote_paths = false;
   in.preserve = true;
   in.recursive = false;
   in.listen_address = "";
@@ -372,6 +381,7 @@ TEST(ControlMessageTest, SinkOpenRoundTrip) {
   EXPECT_TRUE(out.preserve);
   EXPECT_FALSE(out.recursive);
   EXPECT_EQ(out.listen_address, "");
+  EXPECT_FALSE(out.remote_paths);
 }
 
 TEST(ControlMessageTest, SinkOpenCarriesTheFsyncPolicy) {
@@ -381,11 +391,11 @@ TEST(ControlMessageTest, SinkOpenCarriesTheFsyncPolicy) {
     in.fsync = p;
     EXPECT_EQ(RoundTrip(in).fsync, p);
   }
-  // The policy is the byte before the last (the rule for existing files): a
-  // value this build does not know is refused.
+  // The policy is the third byte from the end (before the rule for existing
+  // files and remote_paths): a value this build does not know is refused.
   std::vector<std::uint8_t> bytes = EncodeMessage(in);
   for (std::uint8_t bad : {std::uint8_t{3}, std::uint8_t{0xff}}) {
-    bytes[bytes.size() - 2] = bad;
+    bytes[bytes.size() - 3] = bad;
     EXPECT_EQ(DecodeError(bytes), ErrorCode::kProtocol) << int{bad};
   }
 }
@@ -407,8 +417,10 @@ TEST(ControlMessageTest, SourceStartRoundTrip) {
 
 TEST(ControlMessageTest, ProgressRoundTrip) {
   Progress out =
-      RoundTrip(Progress{0xFEDCBA9876543210ull, 0x0102030405060708ull, 0xABCD, {}, 0, ""});
+      RoundTrip(Progress{0xFEDCBA9876543210ull, 0x0102030405060708ull, 0xABCD, {}, 0, "", ""});
   EXPECT_EQ(out.bytes, 0xFEDCBA9876543210ull);
+  EXPECT_EQ(out.current_path, "");
+  EXPECT_EQ(RoundTrip(SampleProgress()).current_path, "top/dir/file.bin");
   EXPECT_EQ(out.files_done, 0x0102030405060708ull);
   EXPECT_EQ(out.streams, 0xABCD);
   EXPECT_TRUE(out.stream_samples.empty());
@@ -578,6 +590,7 @@ TEST(ControlMessageTest, AbortByeWarningRoundTrip) {
   EXPECT_EQ(RoundTrip(Abort{"stop now"}).reason, "stop now");
   EXPECT_EQ(RoundTrip(Warning{"careful"}).message, "careful");
   EXPECT_EQ(RoundTrip(Warning{std::string(kMaxTextLength, 'w')}).message.size(), kMaxTextLength);
+  EXPECT_EQ(RoundTrip(Note{"dtn:x is /home/u/x"}).message, "dtn:x is /home/u/x");
   Bytes bye = EncodeMessage(Bye{});
   EXPECT_EQ(bye, (Bytes{0, static_cast<std::uint8_t>(MessageType::kBye)}));
   EXPECT_TRUE(std::holds_alternative<Bye>(DecodeMessage(bye)));
@@ -624,7 +637,7 @@ TEST(ControlMessageTest, TrailingGarbageIsRejected) {
 
 TEST(ControlMessageTest, UnknownTypeIsRejected) {
   for (std::uint16_t type :
-       std::initializer_list<std::uint16_t>{0, 18, 19, 0x0100, 0x8000, 0xFFFF}) {
+       std::initializer_list<std::uint16_t>{0, 19, 20, 0x0100, 0x8000, 0xFFFF}) {
     WireWriter w;
     w.U16(type);
     EXPECT_EQ(DecodeError(w.data()), ErrorCode::kProtocol) << type;
@@ -673,7 +686,8 @@ TEST(ControlMessageTest, StringLimitsAreEnforced) {
       ErrorCode::kProtocol);
   EXPECT_EQ(DecodeError(EncodeMessage(HelloReply{1, "", std::string(257, 'a')})),
             ErrorCode::kProtocol);
-  for (MessageType type : {MessageType::kWarning, MessageType::kAbort, MessageType::kError}) {
+  for (MessageType type :
+       {MessageType::kWarning, MessageType::kAbort, MessageType::kError, MessageType::kNote}) {
     ASSERT_NO_THROW(DecodeMessage(RawWithText(type, std::string(kMaxTextLength, 't'))));
     EXPECT_EQ(DecodeError(RawWithText(type, std::string(kMaxTextLength + 1, 't'))),
               ErrorCode::kProtocol)

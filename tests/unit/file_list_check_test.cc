@@ -67,5 +67,45 @@ TEST(FileListCheckTest, StdinIsNamedStdin) {
   EXPECT_NO_THROW(check.Check(Entry(0, "stdin", FileKind::kStream)));
 }
 
+TEST(FileListCheckTest, ARemoteGlobTakesEachNameItMatches) {
+  FileListCheck check({"/data/run*", "one.txt"}, false, true);
+  EXPECT_NO_THROW(check.Check(Entry(0, "run1")));
+  EXPECT_NO_THROW(check.Check(Entry(1, "run2.log")));
+  EXPECT_NO_THROW(check.Check(Entry(2, "one.txt", FileKind::kRegular, 1)));
+}
+
+TEST(FileListCheckTest, ARemoteGlobRefusesNamesItDoesNotMatch) {
+  // scp's CVE-2019-6111: a source must not send what the pattern cannot name.
+  for (const char* name : {".bashrc", "other", "..", ".", "xrun1"}) {
+    FileListCheck check({"/data/run*"}, true, true);
+    EXPECT_EQ(ThrownCode([&] { check.Check(Entry(0, name)); }), ErrorCode::kProtocol) << name;
+  }
+  // A leading dot only when the pattern says so, as glob(3) matches.
+  FileListCheck dots({"~/.conf*"}, false, true);
+  EXPECT_NO_THROW(dots.Check(Entry(0, ".config")));
+  // Nested names stay under a match, and only with -r.
+  FileListCheck tree({"d*"}, true, true);
+  EXPECT_NO_THROW(tree.Check(Entry(0, "dir", FileKind::kDirectory)));
+  EXPECT_NO_THROW(tree.Check(Entry(1, "dir/x")));
+  EXPECT_EQ(ThrownCode([&] { tree.Check(Entry(2, "etc/passwd")); }), ErrorCode::kProtocol);
+}
+
+TEST(FileListCheckTest, AGlobCharacterIsLiteralInALocalPath) {
+  FileListCheck check({"run*"}, false, false);
+  EXPECT_NO_THROW(check.Check(Entry(0, "run*")));
+  FileListCheck again({"run*"}, false, false);
+  EXPECT_EQ(ThrownCode([&] { again.Check(Entry(0, "run1")); }), ErrorCode::kProtocol);
+}
+
+TEST(FileListCheckTest, ARemoteHomeLearnsItsName) {
+  FileListCheck home({"~"}, true, true);
+  EXPECT_NO_THROW(home.Check(Entry(0, "alice", FileKind::kDirectory)));
+  FileListCheck in_home({"~/notes.txt"}, false, true);
+  EXPECT_NO_THROW(in_home.Check(Entry(0, "notes.txt")));
+  // Locally "~" is a name the shell left alone.
+  FileListCheck local({"~"}, false, false);
+  EXPECT_EQ(ThrownCode([&] { local.Check(Entry(0, "alice")); }), ErrorCode::kProtocol);
+}
+
 }  // namespace
 }  // namespace braid

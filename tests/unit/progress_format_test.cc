@@ -10,20 +10,27 @@ namespace braid {
 namespace {
 
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+constexpr double kMiB = 1024.0 * 1024;
 constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 ProgressSnapshot Snapshot(std::uint64_t done, std::optional<std::uint64_t> total, double elapsed,
                           double current, double average) {
-  return ProgressSnapshot{done, total, elapsed, current, average};
+  ProgressSnapshot s;
+  s.bytes_done = done;
+  s.bytes_total = total;
+  s.elapsed_s = elapsed;
+  s.current_rate_Bps = current;
+  s.average_rate_Bps = average;
+  return s;
 }
 
-/// 1.23 GiB of 2.92 GiB (42%) at 812.4 MB/s, as in the documented examples.
+/// 1.23 GiB of 2.92 GiB (42%) at 812.4 MiB/s, as in the documented examples.
 ProgressSnapshot Typical() {
   return Snapshot(static_cast<std::uint64_t>(1.23 * static_cast<double>(kGiB)),
-                  static_cast<std::uint64_t>(2.92 * static_cast<double>(kGiB)), 2.4, 812.4e6,
-                  790.1e6);
+                  static_cast<std::uint64_t>(2.92 * static_cast<double>(kGiB)), 2.4, 812.4 * kMiB,
+                  790.1 * kMiB);
 }
 
 TEST(ProgressFormatTest, CountOfIsSingularForOneOnly) {
@@ -52,28 +59,40 @@ TEST(ProgressFormatTest, FormatBytesPromotesInsteadOfPrinting1024) {
   EXPECT_EQ(FormatBytes(1023 * 1024 + 1000), "1023.98 KiB");
 }
 
-TEST(ProgressFormatTest, FormatRate) {
+TEST(ProgressFormatTest, FormatRateIsBinaryAsSizesAre) {
   EXPECT_EQ(FormatRate(0), "0 B/s");
   EXPECT_EQ(FormatRate(512), "512 B/s");
-  EXPECT_EQ(FormatRate(999), "999 B/s");
-  EXPECT_EQ(FormatRate(1000), "1.0 kB/s");
-  EXPECT_EQ(FormatRate(812.4e6), "812.4 MB/s");
-  EXPECT_EQ(FormatRate(1.25e9), "1.2 GB/s");
-  EXPECT_EQ(FormatRate(12.5e12), "12.5 TB/s");
-  EXPECT_EQ(FormatRate(3e18), "3.0 EB/s");
+  EXPECT_EQ(FormatRate(1023), "1023 B/s");
+  EXPECT_EQ(FormatRate(1024), "1.0 KiB/s");
+  EXPECT_EQ(FormatRate(812.4 * kMiB), "812.4 MiB/s");
+  EXPECT_EQ(FormatRate(1.25 * kMiB * 1024), "1.2 GiB/s");
+  EXPECT_EQ(FormatRate(12.5 * 0x1p40), "12.5 TiB/s");
+  EXPECT_EQ(FormatRate(3 * 0x1p60), "3.0 EiB/s");
 }
 
-TEST(ProgressFormatTest, FormatRatePromotesInsteadOfPrinting1000) {
-  EXPECT_EQ(FormatRate(999.6), "1.0 kB/s");
-  EXPECT_EQ(FormatRate(999.96e6), "1.0 GB/s");
-  EXPECT_EQ(FormatRate(999.94e6), "999.9 MB/s");
+TEST(ProgressFormatTest, FormatRatePromotesInsteadOfPrinting1024) {
+  EXPECT_EQ(FormatRate(1023.6), "1.0 KiB/s");
+  EXPECT_EQ(FormatRate(1023.96 * kMiB), "1.0 GiB/s");
+  EXPECT_EQ(FormatRate(1023.94 * kMiB), "1023.9 MiB/s");
 }
 
 TEST(ProgressFormatTest, FormatRateOddInputs) {
   EXPECT_EQ(FormatRate(-5), "0 B/s");
   EXPECT_EQ(FormatRate(kNaN), "0 B/s");
   EXPECT_EQ(FormatRate(kInf), "0 B/s");
-  EXPECT_EQ(FormatRate(1e300), ">999 EB/s");
+  EXPECT_EQ(FormatRate(1e300), ">999 EiB/s");
+}
+
+TEST(ProgressFormatTest, EtaRoundsUpSoANearlyDoneCopyIsNotDone) {
+  EXPECT_EQ(EtaSeconds(0, 0), 0);
+  EXPECT_EQ(EtaSeconds(100, 0), -1);
+  EXPECT_EQ(EtaSeconds(100, kNaN), -1);
+  EXPECT_EQ(EtaSeconds(100, 1000), 1);
+  EXPECT_EQ(EtaSeconds(1000, 100), 10);
+  EXPECT_EQ(EtaSeconds(1001, 100), 11);
+  // The report that filed it: "ETA 00:00" at 83% of a three-second copy.
+  EXPECT_NE(FormatProgressBar(Snapshot(83, 100, 2.5, 34, 34), 60).find("ETA 00:01"),
+            std::string::npos);
 }
 
 TEST(ProgressFormatTest, FormatDuration) {
@@ -96,20 +115,33 @@ TEST(ProgressFormatTest, FormatDurationOddInputs) {
 
 TEST(ProgressFormatTest, LineWithKnownTotal) {
   EXPECT_EQ(FormatProgressLine(Typical()),
-            "braid:  42% 1.23 GiB of 2.92 GiB  cur 812.4 MB/s  avg 790.1 MB/s  00:00:02");
+            "braid:  42% 1.23 GiB of 2.92 GiB  cur 812.4 MiB/s  avg 790.1 MiB/s  "
+            "elapsed 00:00:02  ETA 00:00:03");
+}
+
+TEST(ProgressFormatTest, LineCountsFilesWhenThereAreSeveral) {
+  ProgressSnapshot s = Typical();
+  s.files_done = 312;
+  s.files_total = 10000;
+  EXPECT_EQ(FormatProgressLine(s),
+            "braid:  42% 1.23 GiB of 2.92 GiB  312/10000 files  cur 812.4 MiB/s  "
+            "avg 790.1 MiB/s  elapsed 00:00:02  ETA 00:00:03");
+  s.files_total = 1;
+  EXPECT_EQ(FormatProgressLine(s).find("files"), std::string::npos);
 }
 
 TEST(ProgressFormatTest, LineWithUnknownTotal) {
   ProgressSnapshot s = Typical();
   s.bytes_total.reset();
-  EXPECT_EQ(FormatProgressLine(s), "braid: 1.23 GiB  cur 812.4 MB/s  avg 790.1 MB/s  00:00:02");
+  EXPECT_EQ(FormatProgressLine(s),
+            "braid: 1.23 GiB  cur 812.4 MiB/s  avg 790.1 MiB/s  elapsed 00:00:02");
 }
 
 TEST(ProgressFormatTest, LineAtZero) {
   EXPECT_EQ(FormatProgressLine(Snapshot(0, 0, 0, 0, 0)),
-            "braid: 100% 0 B of 0 B  cur 0 B/s  avg 0 B/s  00:00:00");
+            "braid: 100% 0 B of 0 B  cur 0 B/s  avg 0 B/s  elapsed 00:00:00  ETA 00:00:00");
   EXPECT_EQ(FormatProgressLine(Snapshot(0, 100, 0, 0, 0)),
-            "braid:   0% 0 B of 100 B  cur 0 B/s  avg 0 B/s  00:00:00");
+            "braid:   0% 0 B of 100 B  cur 0 B/s  avg 0 B/s  elapsed 00:00:00  ETA --:--:--");
 }
 
 TEST(ProgressFormatTest, LineNeverSays100PercentEarly) {
@@ -124,14 +156,70 @@ TEST(ProgressFormatTest, LineClampsOvershoot) {
 
 TEST(ProgressFormatTest, LineWithHugeValues) {
   EXPECT_EQ(FormatProgressLine(Snapshot(kMax, std::nullopt, 1e8, 1e300, kInf)),
-            "braid: 16.00 EiB  cur >999 EB/s  avg 0 B/s  27777:46:40");
+            "braid: 16.00 EiB  cur >999 EiB/s  avg 0 B/s  elapsed 27777:46:40");
   EXPECT_EQ(FormatProgressLine(Snapshot(1, std::nullopt, 1e300, 1, 1)),
-            "braid: 1 B  cur 1 B/s  avg 1 B/s  --:--:--");
+            "braid: 1 B  cur 1 B/s  avg 1 B/s  elapsed --:--:--");
 }
 
 TEST(ProgressFormatTest, BarMatchesTheDocumentedLayout) {
-  // 1.69 GiB left at 812.4 MB/s: 2.2 s.
-  EXPECT_EQ(FormatProgressBar(Typical(), 50), "[=====>       ]  42% 1.23 GiB  812 MB/s  ETA 00:02");
+  // 1.69 GiB left at 812.4 MiB/s: 2.1 s, so 3 s to go.
+  EXPECT_EQ(FormatProgressBar(Typical(), 60),
+            "[=======>         ]  42% 1.23/2.92 GiB  812 MiB/s  ETA 00:03");
+}
+
+TEST(ProgressFormatTest, BarNamesBothUnitsWhenTheyDiffer) {
+  EXPECT_NE(FormatProgressBar(Snapshot(kMiB, kGiB, 1, kMiB, kMiB), 80).find(" 1.00 MiB/1.00 GiB "),
+            std::string::npos);
+}
+
+TEST(ProgressFormatTest, BarShowsTheFileCountAndTheCurrentFile) {
+  ProgressSnapshot s = Typical();
+  s.files_done = 312;
+  s.files_total = 10000;
+  s.current_file = "dir/some/long/name.dat";
+  const std::string bar = FormatProgressBar(s, 120);
+  EXPECT_EQ(bar.size(), 120u);
+  EXPECT_EQ(bar.substr(39),
+            " 42% 1.23/2.92 GiB  812 MiB/s  ETA 00:03  312/10000 files  "
+            "dir/some/long/name.dat");
+  // Too narrow for the name: the bar takes its room, the count stays.
+  const std::string narrow = FormatProgressBar(s, 80);
+  EXPECT_EQ(narrow.size(), 80u);
+  EXPECT_EQ(narrow.find("name.dat"), std::string::npos);
+  EXPECT_NE(narrow.find("312/10000 files"), std::string::npos);
+}
+
+TEST(ProgressFormatTest, BarCutsALongNameFromTheFront) {
+  ProgressSnapshot s = Typical();
+  s.current_file = std::string(90, 'a') + "/tail.dat";
+  const std::string bar = FormatProgressBar(s, 120);
+  EXPECT_EQ(bar.size(), 120u);
+  EXPECT_NE(bar.find("  ...a"), std::string::npos) << bar;
+  EXPECT_EQ(bar.substr(bar.size() - 9), "/tail.dat");
+}
+
+/// Columns a terminal gives `text` (one per UTF-8 character).
+std::size_t Columns(const std::string& text) {
+  std::size_t n = 0;
+  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+TEST(ProgressFormatTest, BarShowsANameVisiblyAndInColumns) {
+  ProgressSnapshot s = Typical();
+  s.current_file =
+      "\x1b]0;owned\x07"
+      "donn\xc3\xa9"
+      "es/\xc3\xa9t\xc3\xa9.txt";
+  for (int width : {120, 90, 75}) {
+    const std::string bar = FormatProgressBar(s, width);
+    EXPECT_EQ(Columns(bar), static_cast<std::size_t>(width)) << bar;
+    EXPECT_EQ(bar.find('\x1b'), std::string::npos) << bar;
+    EXPECT_EQ(bar.find('\x07'), std::string::npos) << bar;
+  }
+  EXPECT_NE(FormatProgressBar(s, 120).find("\\x1b]0;owned\\x07donn\xc3\xa9"
+                                           "es/"),
+            std::string::npos);
 }
 
 TEST(ProgressFormatTest, BarFillsExactlyTheWidthForEveryWidth) {
@@ -152,14 +240,14 @@ TEST(ProgressFormatTest, BarOddWidths) {
 }
 
 TEST(ProgressFormatTest, BarDropsFieldsAsTheTerminalNarrows) {
-  const ProgressSnapshot s = Snapshot(kGiB, 2 * kGiB, 10, 100e6, 100e6);
-  // Text: " 50% 1.00 GiB  100 MB/s  ETA 00:10" (34 chars); bar needs 7 plus a space.
-  EXPECT_EQ(FormatProgressBar(s, 42), "[==>  ]  50% 1.00 GiB  100 MB/s  ETA 00:10");
+  const ProgressSnapshot s = Snapshot(kGiB, 2 * kGiB, 10, 100 * kMiB, 100 * kMiB);
+  // Text: " 50% 1.00/2.00 GiB  100 MiB/s  ETA 00:11" (40 chars); bar needs 7 plus a space.
+  EXPECT_EQ(FormatProgressBar(s, 48), "[==>  ]  50% 1.00/2.00 GiB  100 MiB/s  ETA 00:11");
   // Without the ETA the bar grows again.
-  EXPECT_EQ(FormatProgressBar(s, 41), "[=======>       ]  50% 1.00 GiB  100 MB/s");
-  EXPECT_EQ(FormatProgressBar(s, 31), "[==>  ]  50% 1.00 GiB  100 MB/s");
+  EXPECT_EQ(FormatProgressBar(s, 47), "[=======>       ]  50% 1.00/2.00 GiB  100 MiB/s");
+  EXPECT_EQ(FormatProgressBar(s, 37), "[==>  ]  50% 1.00/2.00 GiB  100 MiB/s");
   // Without the rate.
-  EXPECT_EQ(FormatProgressBar(s, 30), "[=======>      ]  50% 1.00 GiB");
+  EXPECT_EQ(FormatProgressBar(s, 36), "[=======>       ]  50% 1.00/2.00 GiB");
   EXPECT_EQ(FormatProgressBar(s, 12), "[==>  ]  50%");
   // Without a bar.
   EXPECT_EQ(FormatProgressBar(s, 11), " 50%       ");
@@ -169,16 +257,16 @@ TEST(ProgressFormatTest, BarDropsFieldsAsTheTerminalNarrows) {
 }
 
 TEST(ProgressFormatTest, BarEnds) {
-  EXPECT_EQ(FormatProgressBar(Snapshot(0, 100, 0, 0, 0), 30), "[>           ]   0% 0 B  0 B/s");
-  EXPECT_EQ(FormatProgressBar(Snapshot(100, 100, 1, 100, 100), 40),
-            "[=======] 100% 100 B  100 B/s  ETA 00:00");
+  EXPECT_EQ(FormatProgressBar(Snapshot(0, 100, 0, 0, 0), 34), "[>           ]   0% 0/100 B  0 B/s");
+  EXPECT_EQ(FormatProgressBar(Snapshot(100, 100, 1, 100, 100), 46),
+            "[=========] 100% 100/100 B  100 B/s  ETA 00:00");
 }
 
 TEST(ProgressFormatTest, BarEtaFallsBackToAverageThenUnknown) {
-  EXPECT_EQ(FormatProgressBar(Snapshot(0, 1000, 1, 0, 100), 42),
-            "[>          ]   0% 0 B  100 B/s  ETA 00:10");
-  EXPECT_EQ(FormatProgressBar(Snapshot(0, 1000, 1, 0, 0), 42),
-            "[>            ]   0% 0 B  0 B/s  ETA --:--");
+  EXPECT_EQ(FormatProgressBar(Snapshot(0, 1000, 1, 0, 100), 47),
+            "[>          ]   0% 0/1000 B  100 B/s  ETA 00:10");
+  EXPECT_EQ(FormatProgressBar(Snapshot(0, 1000, 1, 0, 0), 47),
+            "[>            ]   0% 0/1000 B  0 B/s  ETA --:--");
 }
 
 TEST(ProgressFormatTest, BarWithZeroTotal) {
@@ -189,18 +277,18 @@ TEST(ProgressFormatTest, BarWithZeroTotal) {
 
 TEST(ProgressFormatTest, BarWithUnknownTotalBounces) {
   const auto at = [](double elapsed) {
-    return FormatProgressBar(Snapshot(1024, std::nullopt, elapsed, 2000, 2000), 40);
+    return FormatProgressBar(Snapshot(1024, std::nullopt, elapsed, 2048, 2048), 41);
   };
   // 12 cells inside the brackets: the marker has 10 positions, 8 steps a second.
-  EXPECT_EQ(at(0), "[<=>         ] 1.00 KiB  2.0 kB/s  00:00");
-  EXPECT_EQ(at(0.125), "[ <=>        ] 1.00 KiB  2.0 kB/s  00:00");
-  EXPECT_EQ(at(9 * 0.125), "[         <=>] 1.00 KiB  2.0 kB/s  00:01");
-  EXPECT_EQ(at(10 * 0.125), "[        <=> ] 1.00 KiB  2.0 kB/s  00:01");
-  EXPECT_EQ(at(17 * 0.125), "[ <=>        ] 1.00 KiB  2.0 kB/s  00:02");
-  EXPECT_EQ(at(18 * 0.125), "[<=>         ] 1.00 KiB  2.0 kB/s  00:02");
-  EXPECT_EQ(at(19 * 0.125), "[ <=>        ] 1.00 KiB  2.0 kB/s  00:02");
+  EXPECT_EQ(at(0), "[<=>         ] 1.00 KiB  2.0 KiB/s  00:00");
+  EXPECT_EQ(at(0.125), "[ <=>        ] 1.00 KiB  2.0 KiB/s  00:00");
+  EXPECT_EQ(at(9 * 0.125), "[         <=>] 1.00 KiB  2.0 KiB/s  00:01");
+  EXPECT_EQ(at(10 * 0.125), "[        <=> ] 1.00 KiB  2.0 KiB/s  00:01");
+  EXPECT_EQ(at(17 * 0.125), "[ <=>        ] 1.00 KiB  2.0 KiB/s  00:02");
+  EXPECT_EQ(at(18 * 0.125), "[<=>         ] 1.00 KiB  2.0 KiB/s  00:02");
+  EXPECT_EQ(at(19 * 0.125), "[ <=>        ] 1.00 KiB  2.0 KiB/s  00:02");
   EXPECT_EQ(at(kNaN).substr(0, 5), "[<=> ");
-  EXPECT_EQ(at(1e300).size(), 40u);
+  EXPECT_EQ(at(1e300).size(), 41u);
 }
 
 TEST(RateMeterTest, NothingBeforeTwoSamples) {

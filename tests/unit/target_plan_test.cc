@@ -145,6 +145,18 @@ TEST(TargetPlanTest, TrailingSlashOnExistingFileIsRejected) {
   EXPECT_EQ(PlanError("/dst/file/", kFile, 1, {Entry("f")}).code(), ErrorCode::kTargetUnwritable);
 }
 
+TEST(TargetPlanTest, AGlobsMatchesCountAsSeveralSources) {
+  // One SRC (a remote glob) whose list holds two top-level files: onto one
+  // name they would overwrite each other, so it takes a directory.
+  const std::vector<FileEntry> matches = {Entry("run1"), Entry("run2")};
+  BraidError e = PlanError("/dst/file", kMissing, 1, matches);
+  EXPECT_EQ(e.code(), ErrorCode::kTargetUnwritable);
+  EXPECT_NE(std::string(e.what()).find("needs a target directory"), std::string::npos);
+  EXPECT_EQ(PlanTarget("/dst", kDirectory, 1, matches, "").mode, Mode::kIntoDirectory);
+  // A tree is one top-level entry, however deep.
+  EXPECT_EQ(PlanTarget("/backup/copy", kMissing, 1, Tree(), "").mode, Mode::kAsTarget);
+}
+
 TEST(TargetPlanTest, SeveralSourcesOntoNonDirectoryAreRejected) {
   std::vector<FileEntry> two = {Entry("a", FileKind::kRegular, 0),
                                 Entry("b", FileKind::kRegular, 1)};

@@ -21,21 +21,31 @@ constexpr double kBarPeriod = 0.25;
 
 }  // namespace
 
-ProgressDisplay::ProgressDisplay(double interval_s, std::optional<std::uint64_t> total)
-    : interval_s_(interval_s), total_(total) {
+ProgressDisplay::ProgressDisplay(double interval_s, std::optional<std::uint64_t> total,
+                                 std::uint64_t files)
+    : interval_s_(interval_s), total_(total), files_(files) {
   if (interval_s > 0) {
     mode_ = Mode::kLines;
   } else {
     mode_ = ::isatty(STDERR_FILENO) ? Mode::kBar : Mode::kSilent;
   }
   next_s_ = mode_ == Mode::kLines ? interval_s : 0;
+  meter_.Add(0, 0);  // the data starts now, as the summary counts it
 }
 
-void ProgressDisplay::Update(double now_s, std::uint64_t bytes) {
+void ProgressDisplay::Update(double now_s, std::uint64_t bytes, std::uint64_t files_done,
+                             const std::string& current_file) {
   meter_.Add(now_s, bytes);
   if (mode_ == Mode::kSilent || now_s < next_s_) return;
-  ProgressSnapshot snap{bytes, total_, meter_.ElapsedSeconds(), meter_.CurrentRate(),
-                        meter_.AverageRate()};
+  ProgressSnapshot snap;
+  snap.bytes_done = bytes;
+  snap.bytes_total = total_;
+  snap.elapsed_s = meter_.ElapsedSeconds();
+  snap.current_rate_Bps = meter_.CurrentRate();
+  snap.average_rate_Bps = meter_.AverageRate();
+  snap.files_done = files_done;
+  snap.files_total = files_;
+  snap.current_file = current_file;
   if (mode_ == Mode::kLines) {
     WriteLine(stderr, FormatProgressLine(snap));
     next_s_ += interval_s_;
@@ -49,9 +59,11 @@ void ProgressDisplay::Update(double now_s, std::uint64_t bytes) {
   std::fflush(stderr);
 }
 
-void ProgressDisplay::Complete(double now_s, std::uint64_t bytes) {
+void ProgressDisplay::Complete(double now_s, std::uint64_t bytes, std::uint64_t files_done) {
   next_s_ = 0;  // draw now, whatever the period
-  if (mode_ == Mode::kBar || (mode_ == Mode::kLines && now_s >= interval_s_)) Update(now_s, bytes);
+  if (mode_ == Mode::kBar || (mode_ == Mode::kLines && now_s >= interval_s_)) {
+    Update(now_s, bytes, files_done, "");
+  }
   Finish();
 }
 

@@ -6,12 +6,18 @@
 #include <cstdio>
 #include <vector>
 
+#include "agent/report/visible_text.h"
+
 namespace braid {
 namespace {
 
 constexpr int kMaxWidth = 4096;
 /// "[" + 5 cells + "]": narrower than this a bar says nothing.
 constexpr std::size_t kMinBarWidth = 7;
+/// With a current file shown, the bar keeps at least this many columns.
+constexpr std::size_t kBarBesideName = 12;
+/// A name cut shorter than this says too little to be worth the bar's room.
+constexpr std::size_t kMinNameColumns = 12;
 /// Cells per second the unknown-total marker moves.
 constexpr double kBounceSpeed = 8;
 /// Durations from here on are nonsense (a stalled transfer's ETA).
@@ -27,23 +33,23 @@ std::string Printf(const char* format, Args... args) {
   return std::string(buf.data(), std::min(static_cast<std::size_t>(n), buf.size() - 1));
 }
 
-/// Decimal rate in the largest unit that keeps the number below 1000. `compact` drops the
-/// decimal from 100 up ("812 MB/s"), for the bar where space is short.
+/// Binary rate in the largest unit that keeps the number below 1024. `compact` drops the
+/// decimal from 100 up ("812 MiB/s"), for the bar where space is short.
 std::string RateText(double bytes_per_second, bool compact) {
-  static constexpr std::array<const char*, 7> kUnits = {"B/s",  "kB/s", "MB/s", "GB/s",
-                                                        "TB/s", "PB/s", "EB/s"};
+  static constexpr std::array<const char*, 7> kUnits = {"B/s",   "KiB/s", "MiB/s", "GiB/s",
+                                                        "TiB/s", "PiB/s", "EiB/s"};
   if (!std::isfinite(bytes_per_second) || bytes_per_second <= 0) {
     return "0 B/s";
   }
-  if (bytes_per_second >= 999.95e18) {
-    return ">999 EB/s";  // keeps a garbage input from printing 300 digits
+  if (bytes_per_second >= 999.95 * 0x1p60) {
+    return ">999 EiB/s";  // keeps a garbage input from printing 300 digits
   }
   double v = bytes_per_second;
   std::size_t unit = 0;
-  // Promote on the value as it will print, so 999.96 kB/s shows as 1.0 MB/s.
-  auto rounds_to_1000 = [&](double x) { return x >= (unit == 0 ? 999.5 : 999.95); };
-  while (unit + 1 < kUnits.size() && rounds_to_1000(v)) {
-    v /= 1000;
+  // Promote on the value as it will print, so 1023.96 KiB/s shows as 1.0 MiB/s.
+  auto rounds_to_1024 = [&](double x) { return x >= (unit == 0 ? 1023.5 : 1023.95); };
+  while (unit + 1 < kUnits.size() && rounds_to_1024(v)) {
+    v /= 1024;
     ++unit;
   }
   if (unit == 0) {
@@ -139,6 +145,69 @@ std::string PadTo(std::string text, std::size_t width) {
   return text;
 }
 
+std::uint64_t Left(const ProgressSnapshot& s) {
+  return s.bytes_total && s.bytes_done < *s.bytes_total ? *s.bytes_total - s.bytes_done : 0;
+}
+
+/// A fresh current rate is best for the ETA; before there is one, the average.
+double EtaRate(const ProgressSnapshot& s) {
+  return s.current_rate_Bps > 0 ? s.current_rate_Bps : s.average_rate_Bps;
+}
+
+/// "1.23/2.92 GiB", or "512.00 MiB/2.92 GiB" when the units differ.
+std::string DoneOfTotal(std::uint64_t done, std::uint64_t total) {
+  const std::string a = FormatBytes(done);
+  const std::string b = FormatBytes(total);
+  const std::size_t a_unit = a.rfind(' ');
+  if (a.substr(a_unit) == b.substr(b.rfind(' '))) return a.substr(0, a_unit) + "/" + b;
+  return a + "/" + b;
+}
+
+/// The bar's fields, most important first: later ones are dropped first when space is short.
+std::vector<std::string> BarFields(const ProgressSnapshot& s) {
+  const double rate = EtaRate(s);
+  std::vector<std::string> fields;
+  if (s.bytes_total) {
+    fields.push_back(Printf("%3d%%", Percent(s.bytes_done, *s.bytes_total)));
+    fields.push_back(DoneOfTotal(s.bytes_done, *s.bytes_total));
+    fields.push_back(RateText(rate, true));
+    fields.push_back("ETA " + FormatDuration(EtaSeconds(Left(s), rate)));
+  } else {
+    fields.push_back(FormatBytes(s.bytes_done));
+    fields.push_back(RateText(rate, true));
+    fields.push_back(FormatDuration(s.elapsed_s));
+  }
+  if (s.files_total > 1) {
+    fields.push_back(std::to_string(s.files_done) + "/" + CountOf(s.files_total, "file"));
+  }
+  return fields;
+}
+
+/// Columns `text` takes, counting each UTF-8 character as one.
+std::size_t Columns(std::string_view text) {
+  std::size_t n = 0;
+  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+/// `name` made visible and cut to at most `room - beside` columns from the left
+/// ("...ir/name"), keeping `beside` columns for the bar; "" when fewer than
+/// kMinNameColumns would be left.
+std::string FitName(std::string_view name, std::size_t room, std::size_t beside) {
+  if (name.empty() || room < beside + 2 + kMinNameColumns) return "";
+  const std::size_t fits = room - beside - 2;
+  std::string shown = VisibleText(name);
+  std::size_t columns = Columns(shown);
+  if (columns <= fits) return shown;
+  std::size_t cut = 0;  // drop whole characters from the front until "..." and the rest fit
+  while (columns > fits - 3) {
+    ++cut;
+    while (cut < shown.size() && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) ++cut;
+    --columns;
+  }
+  return "..." + shown.substr(cut);
+}
+
 }  // namespace
 
 std::string CountOf(std::uint64_t n, std::string_view singular, std::string_view plural) {
@@ -177,6 +246,12 @@ std::string FormatDuration(double seconds) {
   return FormatLongDuration(seconds);
 }
 
+double EtaSeconds(std::uint64_t left, double rate_Bps) {
+  if (left == 0) return 0;
+  if (!std::isfinite(rate_Bps) || rate_Bps <= 0) return -1;
+  return std::ceil(static_cast<double>(left) / rate_Bps);
+}
+
 std::string FormatProgressLine(const ProgressSnapshot& s) {
   std::string line = "braid: ";
   if (s.bytes_total) {
@@ -185,8 +260,13 @@ std::string FormatProgressLine(const ProgressSnapshot& s) {
   } else {
     line += FormatBytes(s.bytes_done);
   }
-  return line + "  cur " + FormatRate(s.current_rate_Bps) + "  avg " +
-         FormatRate(s.average_rate_Bps) + "  " + FormatLongDuration(s.elapsed_s);
+  if (s.files_total > 1) {
+    line += "  " + std::to_string(s.files_done) + "/" + CountOf(s.files_total, "file");
+  }
+  line += "  cur " + FormatRate(s.current_rate_Bps) + "  avg " + FormatRate(s.average_rate_Bps) +
+          "  elapsed " + FormatLongDuration(s.elapsed_s);
+  if (s.bytes_total) line += "  ETA " + FormatLongDuration(EtaSeconds(Left(s), EtaRate(s)));
+  return line;
 }
 
 std::string FormatProgressBar(const ProgressSnapshot& s, int terminal_width) {
@@ -195,34 +275,20 @@ std::string FormatProgressBar(const ProgressSnapshot& s, int terminal_width) {
   }
   const auto width = static_cast<std::size_t>(std::min(terminal_width, kMaxWidth));
   const bool known = s.bytes_total.has_value();
-  // A fresh current rate is best for the ETA; before there is one, fall back to the average.
-  const double rate = s.current_rate_Bps > 0 ? s.current_rate_Bps : s.average_rate_Bps;
-
-  // Most important first: later fields are dropped first when space is short.
-  std::vector<std::string> fields;
-  if (known) {
-    const std::uint64_t total = *s.bytes_total;
-    const std::uint64_t left = s.bytes_done < total ? total - s.bytes_done : 0;
-    fields.push_back(Printf("%3d%%", Percent(s.bytes_done, total)));
-    fields.push_back(FormatBytes(s.bytes_done));
-    fields.push_back(RateText(rate, true));
-    fields.push_back("ETA " + (left == 0  ? FormatDuration(0)
-                               : rate > 0 ? FormatDuration(static_cast<double>(left) / rate)
-                                          : FormatDuration(-1)));
-  } else {
-    fields.push_back(FormatBytes(s.bytes_done));
-    fields.push_back(RateText(rate, true));
-    fields.push_back(FormatDuration(s.elapsed_s));
-  }
-
+  const std::vector<std::string> fields = BarFields(s);
   for (std::size_t count = fields.size(); count > 0; --count) {
     const std::string text = Join(fields, count, known);
     if (width >= text.size() + 1 + kMinBarWidth) {
-      const std::size_t bar_width = width - text.size() - 1;
+      // The current file goes last, in what the bar can spare of its room.
+      const std::size_t room = width - text.size() - 1;
+      const std::string name =
+          count == fields.size() ? FitName(s.current_file, room, kBarBesideName) : "";
+      const std::size_t bar_width = room - (name.empty() ? 0 : Columns(name) + 2);
       std::string line = known ? FilledBar(bar_width, Fraction(s.bytes_done, *s.bytes_total))
                                : BouncingBar(bar_width, s.elapsed_s);
       line += ' ';
       line += text;
+      if (!name.empty()) line += "  " + name;
       return line;
     }
   }

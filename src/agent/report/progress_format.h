@@ -16,19 +16,27 @@ struct ProgressSnapshot {
   double elapsed_s = 0;
   double current_rate_Bps = 0;  ///< bytes per second over the last few seconds
   double average_rate_Bps = 0;  ///< bytes per second since the start
+  std::uint64_t files_done = 0;
+  std::uint64_t files_total = 0;  ///< up to 1: no file count is shown
+  std::string current_file;       ///< the file being read, as the source lists it; "" for none
 };
 
-/// One log line for -P, e.g.
-/// "braid:  42% 1.23 GiB of 2.00 GiB  cur 812.4 MB/s  avg 790.1 MB/s  00:00:02".
-/// With an unknown total: "braid: 1.23 GiB  cur 812.4 MB/s  avg 790.1 MB/s  00:00:02".
+/// One log line for -P, e.g. "braid:  42% 1.23 GiB of 2.00 GiB  3/10 files  cur 812.4 MiB/s
+/// avg 790.1 MiB/s  elapsed 00:00:02  ETA 00:00:03" (one line). With an unknown total there
+/// is no percentage, total or ETA; with one file, no file count.
 std::string FormatProgressLine(const ProgressSnapshot& snapshot);
 
-/// A bar for a terminal, exactly `terminal_width` characters so that "\r" + bar overwrites
-/// the previous one: "[=====>     ]  42% 1.23 GiB  812 MB/s  ETA 00:03". Narrow terminals
-/// drop the ETA, then the rate, then the byte count, then the bar. An unknown total shows a
-/// bouncing marker driven by elapsed_s and the elapsed time instead of an ETA. Widths <= 0
-/// give ""; widths above 4096 are treated as 4096.
+/// A bar for a terminal, exactly `terminal_width` columns so that "\r" + bar overwrites the
+/// previous one: "[===>   ]  42% 1.23/2.92 GiB  812 MiB/s  ETA 00:03  3/10 files  dir/name".
+/// Narrow terminals drop the current file, the file count, the ETA, the rate, the byte
+/// count, then the bar; a long name keeps its end ("...ir/name"). An unknown total shows a
+/// bouncing marker and the elapsed time instead of an ETA. The name is shown as
+/// VisibleText makes it. Widths <= 0 give ""; widths above 4096 are treated as 4096.
 std::string FormatProgressBar(const ProgressSnapshot& snapshot, int terminal_width);
+
+/// Seconds until `left` bytes are done at `rate_Bps`, rounded up (a copy 0.4 s from its end
+/// is not done); 0 when nothing is left, -1 when the rate is not known.
+double EtaSeconds(std::uint64_t left, double rate_Bps);
 
 /// A count and its noun, singular for exactly one: "1 file", "0 files", "3 streams";
 /// `plural` for nouns that do not just add an s ("1 retry", "2 retries").
@@ -37,8 +45,9 @@ std::string CountOf(std::uint64_t n, std::string_view singular, std::string_view
 /// Binary units, two decimals: "512 B", "1.23 GiB", "16.00 EiB".
 std::string FormatBytes(std::uint64_t bytes);
 
-/// Decimal units, as network rates are quoted: "812.4 MB/s", "512 B/s". Negative and
-/// non-finite rates (no time has passed yet) print as "0 B/s", absurd ones as ">999 EB/s".
+/// Binary units as FormatBytes, so sizes and rates on a line are of one family:
+/// "812.4 MiB/s", "512 B/s". Negative and non-finite rates (no time has passed yet) print as
+/// "0 B/s", absurd ones as ">999 EiB/s".
 std::string FormatRate(double bytes_per_second);
 
 /// "00:03" under an hour, "01:02:03" from an hour on (whole seconds, rounded down);

@@ -37,6 +37,8 @@ std::string StreamsJson(const ReportHeader& h) {
   return "\"auto:" + std::to_string(h.streams_min) + "-" + std::to_string(h.streams) + "\"";
 }
 
+}  // namespace
+
 std::string IntervalJson(const ReportInterval& iv) {
   std::string out =
       "{\"start\": " + JsonNumber(iv.start, 6) + ", \"end\": " + JsonNumber(iv.end, 6) +
@@ -54,8 +56,6 @@ std::string IntervalJson(const ReportInterval& iv) {
   }
   return out + "]}";
 }
-
-}  // namespace
 
 IntervalRecorder::IntervalRecorder(double interval_s)
     : interval_s_(interval_s > 0 ? interval_s : 1.0), next_boundary_(interval_s_) {}
@@ -205,12 +205,11 @@ std::string JsonNumber(double value, int decimals) {
   return out;
 }
 
-std::string FormatJsonReport(const ReportHeader& h, const std::vector<ReportInterval>& intervals,
-                             const ReportEnd& e) {
+std::string StartJson(const ReportHeader& h) {
   std::string out =
-      "{\n  \"start\": {\"version\": " + JsonQuote(h.version) +
+      "{\"version\": " + JsonQuote(h.version) +
       ", \"timestamp\": " + JsonQuote(Timestamp(h.unix_time)) +
-      ", \"timesecs\": " + JsonNumber(h.unix_time, 3) + ",\n    \"options\": {" +
+      ", \"timesecs\": " + JsonNumber(h.unix_time, 3) + ", \"options\": {" +
       "\"streams\": " + StreamsJson(h) + ", \"block_size\": " + std::to_string(h.block_size) +
       ", \"window\": " + std::to_string(h.window) +
       ", \"hash\": " + (h.hash == HashAlgorithm::kNone ? "null" : JsonQuote(HashName(h.hash))) +
@@ -218,17 +217,52 @@ std::string FormatJsonReport(const ReportHeader& h, const std::vector<ReportInte
       ", \"tos\": " + (h.tos >= 0 ? std::to_string(h.tos) : "null") +
       ", \"cc\": " + (h.congestion_control.empty() ? "null" : JsonQuote(h.congestion_control)) +
       ", \"compress\": " + (h.compress_level > 0 ? std::to_string(h.compress_level) : "null") +
-      "},\n    \"source\": [";
+      "}, \"source\": [";
   for (std::size_t i = 0; i < h.sources.size(); ++i) {
     out += (i == 0 ? "" : ", ") + JsonQuote(h.sources[i]);
   }
-  out += "], \"destination\": " + JsonQuote(h.destination) + "},\n  \"intervals\": [";
-  for (std::size_t i = 0; i < intervals.size(); ++i) {
-    out += (i == 0 ? "\n    " : ",\n    ") + IntervalJson(intervals[i]);
+  return out + "], \"destination\": " + JsonQuote(h.destination) + "}";
+}
+
+namespace {
+
+std::string StreamTotalsJson(const std::vector<StreamTotals>& streams) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const StreamTotals& s = streams[i];
+    out += (i == 0 ? "" : ", ");
+    out += "{\"index\": " + std::to_string(s.index) + ", \"bytes\": " + std::to_string(s.bytes) +
+           ", \"retransmits\": " + std::to_string(s.retransmits) +
+           ", \"max_rtt_us\": " + std::to_string(s.max_rtt_us) +
+           ", \"min_rtt_us\": " + std::to_string(s.min_rtt_us) + "}";
   }
-  out += intervals.empty() ? "],\n" : "\n  ],\n";
-  out += "  \"end\": {\"bytes\": " + std::to_string(e.bytes) +
-         ", \"seconds\": " + JsonNumber(e.seconds, 6) +
+  return out + "]";
+}
+
+std::string DigestsAndRetriesJson(const ReportEnd& e) {
+  std::string out;
+  if (!e.digests.empty()) out += ", \"digests\": [";
+  for (std::size_t i = 0; i < e.digests.size(); ++i) {
+    const ReportEnd::Digest& d = e.digests[i];
+    out += std::string(i == 0 ? "" : ", ") + "{\"path\": " + JsonQuote(d.path) +
+           ", \"algorithm\": " + JsonQuote(HashName(d.algorithm)) +
+           ", \"value\": " + JsonQuote(d.value) + "}";
+  }
+  if (!e.digests.empty()) out += "]";
+  out += ", \"retries\": [";
+  for (std::size_t i = 0; i < e.retries.size(); ++i) {
+    const ReportRetry& r = e.retries[i];
+    out += std::string(i == 0 ? "" : ", ") + "{\"error\": " + JsonQuote(r.error) +
+           ", \"exit_code\": " + std::to_string(r.exit_code) +
+           ", \"delay_seconds\": " + JsonNumber(r.delay_s, 3) + "}";
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+std::string EndJson(const ReportEnd& e) {
+  return "{\"bytes\": " + std::to_string(e.bytes) + ", \"seconds\": " + JsonNumber(e.seconds, 6) +
          ", \"bits_per_second\": " + JsonNumber(8 * Rate(e.bytes, e.seconds), 3) +
          ", \"files\": " + std::to_string(e.files) +
          ", \"streams_used\": " + std::to_string(e.streams_used) +
@@ -241,32 +275,17 @@ std::string FormatJsonReport(const ReportHeader& h, const std::vector<ReportInte
          ", \"error_code\": " + std::to_string(static_cast<int>(e.error_code)) +
          ", \"error_name\": " + JsonQuote(ErrorName(e.error_code)) +
          (e.error.empty() ? "" : ", \"bytes_kept\": " + std::to_string(e.bytes_kept)) +
-         ",\n    \"streams\": [";
-  for (std::size_t i = 0; i < e.streams.size(); ++i) {
-    const StreamTotals& s = e.streams[i];
-    out += (i == 0 ? "" : ", ");
-    out += "{\"index\": " + std::to_string(s.index) + ", \"bytes\": " + std::to_string(s.bytes) +
-           ", \"retransmits\": " + std::to_string(s.retransmits) +
-           ", \"max_rtt_us\": " + std::to_string(s.max_rtt_us) +
-           ", \"min_rtt_us\": " + std::to_string(s.min_rtt_us) + "}";
+         ", \"streams\": " + StreamTotalsJson(e.streams) + DigestsAndRetriesJson(e) + "}";
+}
+
+std::string FormatJsonReport(const ReportHeader& h, const std::vector<ReportInterval>& intervals,
+                             const ReportEnd& e) {
+  std::string out = "{\n  \"start\": " + StartJson(h) + ",\n  \"intervals\": [";
+  for (std::size_t i = 0; i < intervals.size(); ++i) {
+    out += (i == 0 ? "\n    " : ",\n    ") + IntervalJson(intervals[i]);
   }
-  out += "]";
-  if (!e.digests.empty()) out += ",\n    \"digests\": [";
-  for (std::size_t i = 0; i < e.digests.size(); ++i) {
-    const ReportEnd::Digest& d = e.digests[i];
-    out += std::string(i == 0 ? "" : ", ") + "{\"path\": " + JsonQuote(d.path) +
-           ", \"algorithm\": " + JsonQuote(HashName(d.algorithm)) +
-           ", \"value\": " + JsonQuote(d.value) + "}";
-  }
-  if (!e.digests.empty()) out += "]";
-  out += ",\n    \"retries\": [";
-  for (std::size_t i = 0; i < e.retries.size(); ++i) {
-    const ReportRetry& r = e.retries[i];
-    out += std::string(i == 0 ? "" : ", ") + "{\"error\": " + JsonQuote(r.error) +
-           ", \"exit_code\": " + std::to_string(r.exit_code) +
-           ", \"delay_seconds\": " + JsonNumber(r.delay_s, 3) + "}";
-  }
-  out += "]}";
+  out += intervals.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"end\": " + EndJson(e);
   if (!e.error.empty()) out += ",\n  \"error\": " + JsonQuote(e.error);
   return out + "\n}\n";
 }

@@ -147,6 +147,12 @@ std::string JsonQuote(std::string_view text);
 /// (which JSON cannot spell) become 0.
 std::string JsonNumber(double value, int decimals);
 
+/// The objects of --json's document, each on one line (--json-stream's events
+/// are made of them): "start", one interval, "end".
+std::string StartJson(const ReportHeader& header);
+std::string IntervalJson(const ReportInterval& interval);
+std::string EndJson(const ReportEnd& end);
+
 /// The whole --json document, newline-terminated:
 /// {"start": {...}, "intervals": [...], "end": {...}}. An interval lists only
 /// the streams that carried data in it (with -s auto most of 64 may be idle);

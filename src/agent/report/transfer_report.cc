@@ -38,14 +38,31 @@ TransferReport::TransferReport(const Options& options, bool append)
 
 TransferReport::~TransferReport() { CloseCsv(); }
 
-void TransferReport::Start(double now_s) {
+void TransferReport::Start(double now_s, std::uint64_t files, std::optional<std::uint64_t> bytes) {
   start_s_ = now_s;
   unix_start_ = UnixNow();
+  if (options_.json_stream) {
+    Emit(JsonStartEvent(MakeReportHeader(options_, BRAID_VERSION, unix_start_), files, bytes));
+  }
+}
+
+void TransferReport::OnFileDone(const FileEvent& file) {
+  if (options_.json_stream) Emit(JsonFileEvent(file));
+}
+
+void TransferReport::OnRetry(const ReportRetry& retry) {
+  if (options_.json_stream) Emit(JsonRetryEvent(retry));
+}
+
+void TransferReport::Emit(const std::string& line) const {
+  std::fputs(line.c_str(), stdout);
+  std::fflush(stdout);
 }
 
 void TransferReport::OnProgress(double now_s, bool from_source, const Progress& progress,
                                 std::uint64_t sink_bytes) {
   if (!start_s_ || finished_) return;
+  sink_bytes_ = sink_bytes;
   if (from_source) {
     samples_ = progress.stream_samples;
     active_streams_ = progress.active_streams;
@@ -56,6 +73,7 @@ void TransferReport::OnProgress(double now_s, bool from_source, const Progress& 
 void TransferReport::Finish(double now_s, std::uint64_t sink_bytes) {
   if (!start_s_ || finished_) return;
   finished_ = true;
+  sink_bytes_ = sink_bytes;
   end_s_ = now_s - *start_s_;
   if (auto interval = recorder_.Finish(end_s_, sink_bytes, samples_)) Add(*interval);
   CloseCsv();
@@ -67,6 +85,7 @@ void TransferReport::Add(ReportInterval interval) {
     std::fputs(FormatCsvRows(interval, unix_start_).c_str(), csv_);
     std::fflush(csv_);  // rows are for watching a long run as it goes
   }
+  if (options_.json_stream) Emit(JsonIntervalEvent(interval, sink_bytes_));
   if (options_.json) intervals_.push_back(interval);
 }
 
@@ -83,9 +102,14 @@ void TransferReport::CloseCsv() {
 }
 
 void TransferReport::PrintJson(ReportEnd end) {
-  if (!options_.json) return;
+  if (!options_.json && !options_.json_stream) return;
   end.seconds = end_s_;
   end.streams = recorder_.Totals();
+  if (options_.json_stream) {
+    if (!end.error.empty()) Emit(JsonErrorEvent(end.error, end.exit_code, end.error_code));
+    Emit(JsonEndEvent(end));
+    return;
+  }
   double unix_time = start_s_ ? unix_start_ : UnixNow();
   std::string doc =
       FormatJsonReport(MakeReportHeader(options_, BRAID_VERSION, unix_time), intervals_, end);
