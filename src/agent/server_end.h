@@ -69,6 +69,9 @@ class ServerEnd {
   /// interrupted; throws what DescribeEnd says, kProtocol for a peer that is
   /// not braid --serve, kHostUnreachable for one that does not answer.
   void Greet(std::chrono::steady_clock::time_point deadline);
+  /// The one line for a server of another protocol version: both versions
+  /// and the fix (--deploy, or -T to a matching braid).
+  BraidError VersionMismatch(const HelloReply& reply) const;
   /// The first thing the reader received (the reply to Hello), waited for
   /// in short slices so that an interrupt is seen.
   AgentEvent AwaitGreeting(std::chrono::steady_clock::time_point deadline);
