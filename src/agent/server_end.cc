@@ -52,7 +52,7 @@ void ServerEnd::Greet(std::chrono::steady_clock::time_point deadline) {
     throw BraidError(ErrorCode::kProtocol, ServerName() + " did not answer like braid --serve (" +
                                                reply.error->what() + "); check -T");
   }
-  if (!reply.message) throw DescribeEnd();
+  if (!reply.message) throw EndedBeforeAnswer();
   if (auto* err = std::get_if<ErrorMessage>(&*reply.message)) {
     throw BraidError(err->code, err->message);
   }
@@ -63,6 +63,19 @@ void ServerEnd::Greet(std::chrono::steady_clock::time_point deadline) {
                                                " did not answer like braid --serve (check -T)");
   }
   hello_ = *hr;
+}
+
+BraidError ServerEnd::EndedBeforeAnswer() {
+  BraidError why = DescribeEnd();
+  const std::optional<int> status = channel_->ExitStatus();
+  // A braid before protocol 6 cannot decode our Hello: it exits 1 unanswered.
+  if (why.code() != ErrorCode::kPeerLost || !status || *status != 1) return why;
+  return BraidError(ErrorCode::kPeerLost,
+                    std::string(why.what()) +
+                        " before it answered Hello, as a braid older than protocol " +
+                        std::to_string(kFirstNamingVersion) +
+                        " does: run again with --deploy to use this braid there, or give a "
+                        "matching braid's path with -T");
 }
 
 BraidError ServerEnd::VersionMismatch(const HelloReply& reply) const {

@@ -496,6 +496,14 @@ TEST_F(SealedTest, FarEndOfAnotherProtocolVersionIsRefusedNamingBoth) {
                        std::to_string(kProtocolVersion) +
                        "): run again with --deploy to use this braid there, or give a matching "
                        "braid's path with -T\n");
+  // A braid before protocol 6 cannot decode this Hello: it exits 1 unanswered.
+  ProcessResult old_far =
+      RunBraid({"-T", "head -c 4 >/dev/null; exit 1; true", src, Remote(dir + "/d")});
+  EXPECT_EQ(old_far.exit_code, ExitCodeFor(ErrorCode::kPeerLost)) << old_far.err;
+  EXPECT_NE(old_far.err.find("before it answered Hello, as a braid older than protocol 6 does: "
+                             "run again with --deploy"),
+            std::string::npos)
+      << old_far.err;
   // A real server answers a later agent's Hello with its own versions...
   ProcessResult serve = RunProcess({BRAID_BINARY, "--serve"}, {{"SSH_CONNECTION", ""}},
                                    Framed(Hello{kControlMagic, later, "9.9.9", "x"}), 30);
