@@ -2,12 +2,17 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 #include "braid/error.h"
@@ -128,6 +133,75 @@ std::string ReadStatusLine(ServerChannel& channel) {
   return line.substr(kPrefix.size());
 }
 
+/// Abandons the channel when a status line does not come in time, so a
+/// script stuck on the host cannot hold the agent forever.
+class DeployWatch {
+ public:
+  DeployWatch(ServerChannel& channel, std::chrono::milliseconds timeout)
+      : channel_(channel), timeout_(timeout), thread_([this] { Run(); }) {}
+  ~DeployWatch() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  DeployWatch(const DeployWatch&) = delete;
+  DeployWatch& operator=(const DeployWatch&) = delete;
+
+  /// The next status line, within the timeout.
+  std::string Line() {
+    Arm(std::chrono::steady_clock::now() + timeout_);
+    try {
+      return ReadStatusLine(channel_);
+    } catch (const BraidError&) {
+      if (!expired_) throw;
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%g", static_cast<double>(timeout_.count()) / 1000);
+      throw BraidError(ErrorCode::kHostUnreachable,
+                       "--deploy: the deploy script on " + channel_.host() +
+                           " did not answer within " + limit +
+                           " s; a slow host may need a longer --connect-timeout");
+    }
+  }
+  /// No deadline until the next Line.
+  void Pause() { Arm(std::chrono::steady_clock::time_point::max()); }
+
+ private:
+  void Arm(std::chrono::steady_clock::time_point deadline) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      deadline_ = deadline;
+    }
+    cv_.notify_all();
+  }
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!done_) {
+      if (std::chrono::steady_clock::now() >= deadline_) {
+        expired_ = true;
+        channel_.Abandon();
+        return;
+      }
+      if (deadline_ == std::chrono::steady_clock::time_point::max()) {
+        cv_.wait(lock);
+      } else {
+        cv_.wait_until(lock, deadline_);
+      }
+    }
+  }
+
+  ServerChannel& channel_;
+  const std::chrono::milliseconds timeout_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  std::atomic<bool> expired_{false};
+  std::thread thread_;  ///< last: starts once the fields above are set
+};
+
 }  // namespace
 
 std::string FindPortableBinary(const char* env, const std::string& self, bool self_is_static) {
@@ -162,20 +236,22 @@ std::string DeployCommand(const std::string& remote_command, const std::string& 
 }
 
 DeployOutcome RunDeployDialogue(ServerChannel& channel, const PortableBinary& binary,
-                                const std::string& serve_command) {
+                                const std::string& serve_command,
+                                std::chrono::milliseconds timeout) {
+  DeployWatch watch(channel, timeout);
   bool sent = false;
   for (;;) {
-    const std::string status = ReadStatusLine(channel);
+    const std::string status = watch.Line();
     if (status == "send" && !sent) {
+      watch.Pause();  // the upload takes what the link takes
       channel.WriteAll(binary.bytes->data(), binary.bytes->size());
       sent = true;
     } else if (status == "ok system") {
       return {"system", "", serve_command};
     } else if (status.rfind("ok ", 0) == 0 && status.find(' ', 3) != std::string::npos) {
       const std::size_t space = status.find(' ', 3);
-      const std::string how = status.substr(3, space - 3);
       const std::string path = status.substr(space + 1);
-      return {how, path, path + " --serve"};
+      return {status.substr(3, space - 3), path, path + " --serve"};
     } else if (status.rfind("fail ", 0) == 0) {
       throw BraidError(ErrorCode::kRemoteMissing, "--deploy: could not put braid on " +
                                                       channel.host() + ": " + status.substr(5));

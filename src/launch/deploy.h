@@ -11,6 +11,7 @@
 /// begin "braid-deploy " on the channel before the control protocol starts
 /// (RunDeployDialogue); docs/protocol.md describes them.
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -51,9 +52,13 @@ struct DeployOutcome {
 };
 
 /// Talks to the script DeployCommand started on `channel` until it runs a
-/// braid: uploads the binary when asked. Throws BraidError(kRemoteMissing)
-/// with the script's reason when it fails, kPeerLost when the channel ends.
+/// braid: uploads the binary when asked. Each status line must come within
+/// `timeout` (--connect-timeout) of the step before it, the upload aside, or
+/// the channel is abandoned. Throws BraidError(kRemoteMissing) with the
+/// script's reason when it fails, kPeerLost when the channel ends,
+/// kHostUnreachable when the script does not answer in time.
 DeployOutcome RunDeployDialogue(ServerChannel& channel, const PortableBinary& binary,
-                                const std::string& serve_command);
+                                const std::string& serve_command,
+                                std::chrono::milliseconds timeout);
 
 }  // namespace braid

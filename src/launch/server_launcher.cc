@@ -104,7 +104,8 @@ LaunchedServer ProcessServerLauncher::Launch(Side /*side*/, const Endpoint& endp
     channel = ssh->Exec(run, std::move(on_stderr));
   }
   if (portable) {
-    const DeployOutcome outcome = RunDeployDialogue(*channel, *portable, command);
+    const DeployOutcome outcome =
+        RunDeployDialogue(*channel, *portable, command, options.connect_timeout_ms());
     Say(target.note, 1, DeployNote(endpoint.host, outcome, *portable));
     command = outcome.command;
   }

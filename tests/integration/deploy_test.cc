@@ -159,6 +159,20 @@ TEST_F(DeployTest, WorksThroughTheSystemSsh) {
   EXPECT_NE(second.err.find("reused"), std::string::npos) << second.err;
 }
 
+TEST_F(DeployTest, AScriptThatHangsIsGivenUpWithinTheConnectTimeout) {
+  // A -T whose --version never returns: the deploy script waits on it.
+  const std::string slow = dir + "/slow-braid";
+  WriteText(slow, "#!/bin/sh\nsleep 10\n");
+  fs::permissions(slow, fs::perms::owner_all);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = Braid({"--deploy", "--connect-timeout", "2", "-T", slow, src_, Remote(dir + "/dst")});
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kHostUnreachable)) << r.err;
+  EXPECT_NE(r.err.find("did not answer within 2 s"), std::string::npos) << r.err;
+  EXPECT_LT(took, std::chrono::seconds(8));
+  EXPECT_FALSE(Exists(dir + "/dst"));
+}
+
 TEST_F(DeployTest, TheConfigFileCanAskForIt) {
   const std::string config = dir + "/braid.conf";
   WriteText(config, "deploy = yes\n");
