@@ -4,6 +4,7 @@
 // braid-static.
 
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -14,6 +15,12 @@
 #include "support/process_runner.h"
 #include "support/sshd_test.h"
 #include "support/test_files.h"
+
+#ifdef BRAID_STATIC_BINARY
+#define BRAID_STATIC_BINARY_OR_EMPTY BRAID_STATIC_BINARY
+#else
+#define BRAID_STATIC_BINARY_OR_EMPTY ""
+#endif
 
 namespace braid {
 namespace {
@@ -68,6 +75,35 @@ TEST_F(StaticBinaryTest, ServesBothEndsOfACopyFromAnEmptyRoot) {
   auto pull = RunBraid({"-T", ChrootCommand(), Remote("/pushed.dat"), dir + "/pulled.dat"});
   ASSERT_EQ(pull.exit_code, 0) << pull.err;
   EXPECT_TRUE(SameContents(src, dir + "/pulled.dat", &why)) << why;
+}
+
+/// A static glibc must not load the host's NSS modules: `~` is $HOME (which
+/// sshd sets) and `~user` the host's `getent passwd user`, of which an empty
+/// root has neither.
+TEST_F(StaticBinaryTest, TildeIsHomeInAnEmptyRootAndGetentsAnswerOutsideIt) {
+  const passwd* me = ::getpwuid(::getuid());
+  ASSERT_NE(me, nullptr);
+  const std::string home = me->pw_dir;
+  const std::string src = dir + "/src.dat";
+  WritePatternFile(src, 100000, 42);
+  fs::create_directories(root_ + home);
+  fs::copy_file(src, root_ + home + "/in-home.dat");
+  auto tilde = RunBraid({"-T", ChrootCommand(), Remote("~/in-home.dat"), dir + "/tilde.dat"});
+  ASSERT_EQ(tilde.exit_code, 0) << tilde.err;
+  EXPECT_TRUE(SameContents(src, dir + "/tilde.dat"));
+  // No getent in the empty root: ~user is an error naming it, not a crash.
+  auto none = RunBraid(
+      {"-T", ChrootCommand(), Remote("~" + std::string(me->pw_name) + "/x"), dir + "/none.dat"});
+  EXPECT_NE(none.exit_code, 0);
+  EXPECT_LT(none.exit_code, 128) << none.err;
+  EXPECT_NE(none.err.find("~" + std::string(me->pw_name)), std::string::npos) << none.err;
+  // Outside it, braid-static asks the host's getent.
+  const std::string from_home = fs::relative(src, home).string();
+  auto user =
+      RunBraid({"-T", BRAID_STATIC_BINARY_OR_EMPTY,
+                Remote("~" + std::string(me->pw_name) + "/" + from_home), dir + "/user.dat"});
+  ASSERT_EQ(user.exit_code, 0) << user.err;
+  EXPECT_TRUE(SameContents(src, dir + "/user.dat"));
 }
 
 }  // namespace
