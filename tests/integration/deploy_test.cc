@@ -173,6 +173,27 @@ TEST_F(DeployTest, AScriptThatHangsIsGivenUpWithinTheConnectTimeout) {
   EXPECT_FALSE(Exists(dir + "/dst"));
 }
 
+#ifdef BRAID_STATIC_BINARY
+/// A static agent needs no braid-static beside it: it uploads itself.
+TEST_F(DeployTest, AStaticAgentUploadsItself) {
+  const std::string self_cache = std::string(::getpwuid(::getuid())->pw_dir) + "/.cache/braid/" +
+                                 FileDigestHex(BRAID_STATIC_BINARY, HashAlgorithm::kSha256);
+  std::error_code ec;
+  fs::remove_all(self_cache, ec);
+  auto r =
+      testing::RunProcess({BRAID_STATIC_BINARY, "--deploy", "-v", "-T", "/nonexistent/braid", src_,
+                           Remote(dir + "/dst")},
+                          {{"HOME", sshd.home()}, {"SSH_AUTH_SOCK", ""}, {"BRAID_PORTABLE", ""}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(SameContents(src_, dir + "/dst"));
+  EXPECT_NE(r.err.find("uploaded " + fs::canonical(BRAID_STATIC_BINARY).string()),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(Exists(self_cache + "/braid"));
+  fs::remove_all(self_cache, ec);
+}
+#endif
+
 TEST_F(DeployTest, TheConfigFileCanAskForIt) {
   const std::string config = dir + "/braid.conf";
   WriteText(config, "deploy = yes\n");
