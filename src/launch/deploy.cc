@@ -9,13 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <mutex>
 #include <optional>
 #include <string_view>
 #include <thread>
 #include <utility>
 
 #include "braid/error.h"
+#include "braid/mutex.h"
 #include "braid/static_executable.h"
 #include "launch/shell_word.h"
 #include "proto/control_message.h"
@@ -141,7 +141,7 @@ class DeployWatch {
       : channel_(channel), timeout_(timeout), thread_([this] { Run(); }) {}
   ~DeployWatch() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       done_ = true;
     }
     cv_.notify_all();
@@ -169,15 +169,15 @@ class DeployWatch {
   void Pause() { Arm(std::chrono::steady_clock::time_point::max()); }
 
  private:
-  void Arm(std::chrono::steady_clock::time_point deadline) {
+  void Arm(std::chrono::steady_clock::time_point deadline) BRAID_EXCLUDES(mu_) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       deadline_ = deadline;
     }
     cv_.notify_all();
   }
-  void Run() {
-    std::unique_lock<std::mutex> lock(mu_);
+  void Run() BRAID_EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     while (!done_) {
       if (std::chrono::steady_clock::now() >= deadline_) {
         expired_ = true;
@@ -185,19 +185,20 @@ class DeployWatch {
         return;
       }
       if (deadline_ == std::chrono::steady_clock::time_point::max()) {
-        cv_.wait(lock);
+        cv_.wait(lock.native());
       } else {
-        cv_.wait_until(lock, deadline_);
+        cv_.wait_until(lock.native(), deadline_);
       }
     }
   }
 
   ServerChannel& channel_;
   const std::chrono::milliseconds timeout_;
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable cv_;
-  bool done_ = false;
-  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  bool done_ BRAID_GUARDED_BY(mu_) = false;
+  std::chrono::steady_clock::time_point deadline_ BRAID_GUARDED_BY(mu_) =
+      std::chrono::steady_clock::time_point::max();
   std::atomic<bool> expired_{false};
   std::thread thread_;  ///< last: starts once the fields above are set
 };
