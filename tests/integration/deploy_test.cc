@@ -162,7 +162,9 @@ TEST_F(DeployTest, WorksThroughTheSystemSsh) {
 TEST_F(DeployTest, AScriptThatHangsIsGivenUpWithinTheConnectTimeout) {
   // A -T whose --version never returns: the deploy script waits on it.
   const std::string slow = dir + "/slow-braid";
-  WriteText(slow, "#!/bin/sh\nsleep 10\n");
+  // Once it wakes, it ends the deploy script, which would otherwise go on to
+  // make the cache directory after TearDown has removed it.
+  WriteText(slow, "#!/bin/sh\nsleep 10\nkill -KILL $PPID\n");
   fs::permissions(slow, fs::perms::owner_all);
   const auto start = std::chrono::steady_clock::now();
   auto r = Braid({"--deploy", "--connect-timeout", "2", "-T", slow, src_, Remote(dir + "/dst")});
