@@ -100,7 +100,7 @@ std::vector<ControlMessage> OneOfEach(std::index_sequence<I...>) {
 std::vector<ControlMessage> Messages() {
   std::vector<ControlMessage> out =
       OneOfEach(std::make_index_sequence<std::variant_size_v<ControlMessage>>());
-  out.push_back(Hello{kControlMagic, kProtocolVersion, "dtn.example.org"});
+  out.push_back(Hello{kControlMagic, kProtocolVersion, "0.1.0", "dtn.example.org"});
   SourceOpen open;
   open.paths = {"run42.h5", "dir/sub"};
   open.recursive = true;

@@ -74,8 +74,9 @@ ALLOWED = {
     "serve": {"braid", "crypto", "transport", "proto", "session", "autostreams", "source", "sink",
               "serve"},
     "report": {"braid", "proto", "report"},
-    # transport: the fd stream its channels read and write.
-    "launch": {"braid", "ssh", "transport", "launch"},
+    # transport: the fd stream its channels read and write; proto and crypto:
+    # the protocol version and SHA-256 that --deploy checks (launch/deploy).
+    "launch": {"braid", "ssh", "transport", "crypto", "proto", "launch"},
     # No ssh: the agent starts its ends through launch's ServerLauncher.
     "agent": {"braid", "crypto", "transport", "proto", "session", "report", "launch", "agent"},
     "cli": {"braid", "cli"},

@@ -59,8 +59,8 @@ run_tests() {  # DIR [ctest args...]
 
 test_all() {
   install_packages
-  echo "== build and test (RelWithDebInfo)"
-  build build
+  echo "== build and test (RelWithDebInfo; with braid-static, the portable binary: one more link)"
+  build build -DBRAID_STATIC=ON
   run_tests build
   echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
   build build-asan -DBRAID_SANITIZE=ON

@@ -50,9 +50,12 @@ struct Options {
   int ssh_port = 0;                              ///< --ssh-port; 0 = ~/.ssh/config or 22
   int verbose = 0;                               ///< -v, repeatable
   bool accept_new_host_key = false;              ///< --accept-new-host-key
-  std::optional<std::uint64_t> size;             ///< --size: bytes to read from a device source
-  std::string ssh_command;                       ///< -S: ssh client command; empty = libssh2
-  double stall_timeout = kDefaultStallTimeout;   ///< --stall-timeout seconds; 0 = off
+  /// --deploy: upload this braid's portable build where a remote braid is
+  /// missing or of another protocol version (launch/deploy).
+  bool deploy = false;
+  std::optional<std::uint64_t> size;            ///< --size: bytes to read from a device source
+  std::string ssh_command;                      ///< -S: ssh client command; empty = libssh2
+  double stall_timeout = kDefaultStallTimeout;  ///< --stall-timeout seconds; 0 = off
   /// --connect-timeout seconds; 0: not given, so ~/.ssh/config's ConnectTimeout
   /// bounds the ssh connection and kDefaultConnectTimeout the rest.
   double connect_timeout = 0;

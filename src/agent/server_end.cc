@@ -31,6 +31,10 @@ ServerEnd::ServerEnd(Side side, const Endpoint& endpoint, const Options& options
     reader_.join();
     throw;
   }
+  if (options.verbose > 0 && is_remote()) {
+    PrintLine(stderr, "braid: %s runs braid %s (protocol %u)", label_.c_str(),
+              hello_.braid_version.c_str(), static_cast<unsigned>(hello_.version));
+  }
 }
 
 void ServerEnd::Greet(std::chrono::steady_clock::time_point deadline) {
@@ -48,22 +52,41 @@ void ServerEnd::Greet(std::chrono::steady_clock::time_point deadline) {
     throw BraidError(ErrorCode::kProtocol, ServerName() + " did not answer like braid --serve (" +
                                                reply.error->what() + "); check -T");
   }
-  if (!reply.message) throw DescribeEnd();
+  if (!reply.message) throw EndedBeforeAnswer();
   if (auto* err = std::get_if<ErrorMessage>(&*reply.message)) {
     throw BraidError(err->code, err->message);
   }
   auto* hr = std::get_if<HelloReply>(&*reply.message);
-  if (hr != nullptr && hr->version != kProtocolVersion) {
-    throw BraidError(ErrorCode::kProtocol,
-                     ServerName() + " speaks braid protocol version " +
-                         std::to_string(hr->version) + "; this braid speaks " +
-                         std::to_string(kProtocolVersion) + "; install matching versions");
-  }
+  if (hr != nullptr && hr->version != kProtocolVersion) throw VersionMismatch(*hr);
   if (hr == nullptr) {
     throw BraidError(ErrorCode::kProtocol, "protocol error: " + ServerName() +
                                                " did not answer like braid --serve (check -T)");
   }
   hello_ = *hr;
+}
+
+BraidError ServerEnd::EndedBeforeAnswer() {
+  BraidError why = DescribeEnd();
+  const std::optional<int> status = channel_->ExitStatus();
+  // A braid before protocol 6 cannot decode our Hello: it exits 1 unanswered.
+  if (why.code() != ErrorCode::kPeerLost || !status || *status != 1) return why;
+  return BraidError(ErrorCode::kPeerLost,
+                    std::string(why.what()) +
+                        " before it answered Hello, as a braid older than protocol " +
+                        std::to_string(kFirstNamingVersion) +
+                        " does: run again with --deploy to use this braid there, or give a "
+                        "matching braid's path with -T");
+}
+
+BraidError ServerEnd::VersionMismatch(const HelloReply& reply) const {
+  const std::string theirs = (reply.braid_version.empty() ? std::string("an older braid")
+                                                          : "braid " + reply.braid_version) +
+                             " (protocol " + std::to_string(reply.version) + ")";
+  return BraidError(ErrorCode::kProtocol,
+                    ServerName() + " runs " + theirs + ", this is braid " + BraidVersion() +
+                        " (protocol " + std::to_string(kProtocolVersion) +
+                        "): run again with --deploy to use this braid there, or give a "
+                        "matching braid's path with -T");
 }
 
 AgentEvent ServerEnd::AwaitGreeting(std::chrono::steady_clock::time_point deadline) {
@@ -100,7 +123,8 @@ BraidError ServerEnd::DescribeEnd() {
   if (status && *status == 127) {
     return BraidError(ErrorCode::kRemoteMissing,
                       "braid was not found on " + where + " (ran '" + command_ +
-                          "'); install braid there or give its path with -T /path/to/braid");
+                          "'); run again with --deploy to copy this braid there, install it "
+                          "there, or give its path with -T /path/to/braid");
   }
   return BraidError(ErrorCode::kPeerLost,
                     "braid --serve on " + where + " ended unexpectedly" +

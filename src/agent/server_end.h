@@ -69,6 +69,12 @@ class ServerEnd {
   /// interrupted; throws what DescribeEnd says, kProtocol for a peer that is
   /// not braid --serve, kHostUnreachable for one that does not answer.
   void Greet(std::chrono::steady_clock::time_point deadline);
+  /// DescribeEnd for an end before the reply to Hello; an exit status of 1
+  /// there is what a braid too old to read our Hello does, so it says so.
+  BraidError EndedBeforeAnswer();
+  /// The one line for a server of another protocol version: both versions
+  /// and the fix (--deploy, or -T to a matching braid).
+  BraidError VersionMismatch(const HelloReply& reply) const;
   /// The first thing the reader received (the reply to Hello), waited for
   /// in short slices so that an interrupt is seen.
   AgentEvent AwaitGreeting(std::chrono::steady_clock::time_point deadline);

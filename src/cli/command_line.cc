@@ -330,6 +330,9 @@ void DefineSshOptions(CLI::App& app, RawArgs& raw, Options& options) {
       ->type_name("N");
   app.add_flag("--accept-new-host-key", options.accept_new_host_key,
                "Trust and remember the key of a host not yet in known_hosts");
+  app.add_flag("--deploy", options.deploy,
+               "Where a remote host has no braid of this protocol, upload this braid's "
+               "portable build to ~/.cache/braid/ there and run it");
 }
 
 /// Registers every option, in --help's sections (cli/help_format.h); flags

@@ -6,6 +6,10 @@
 
 #include "braid/wire.h"
 
+#ifndef BRAID_VERSION
+#error "BRAID_VERSION must be defined by the build (see src/proto/CMakeLists.txt)"
+#endif
+
 namespace braid {
 namespace {
 
@@ -322,17 +326,33 @@ StreamSample GetStreamSample(WireReader& r) {
   return s;
 }
 
+/// Hello's and HelloReply's braid_version, after their protocol `version`.
+/// Of another protocol version only that much is ours to read: the rest is
+/// skipped (false), and an older layout without it leaves it empty.
+bool ReadBraidVersion(WireReader& r, std::uint16_t version, std::string& braid_version) {
+  braid_version.clear();
+  if (version == kProtocolVersion) {
+    braid_version = r.String(kMaxBraidVersionLength);
+    return true;
+  }
+  if (version >= kFirstNamingVersion) braid_version = r.String(kMaxBraidVersionLength);
+  r.Bytes(r.remaining());
+  return false;
+}
+
 struct Encoder {
   WireWriter& w;
   void operator()(const Hello& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kHello));
     w.U32(m.magic);
     w.U16(m.version);
+    PutText(w, m.braid_version, kMaxBraidVersionLength);
     PutText(w, m.label, kMaxLabelLength);
   }
   void operator()(const HelloReply& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kHelloReply));
     w.U16(m.version);
+    PutText(w, m.braid_version, kMaxBraidVersionLength);
     PutText(w, m.host_label, kMaxLabelLength);
     w.String(m.ssh_address);
   }
@@ -455,12 +475,14 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.magic = r.U32();
       if (m.magic != kControlMagic) WireReader::Fail("not a braid control stream");
       m.version = r.U16();
+      if (!ReadBraidVersion(r, m.version, m.braid_version)) return m;
       m.label = r.String(kMaxLabelLength);
       return m;
     }
     case MessageType::kHelloReply: {
       HelloReply m;
       m.version = r.U16();
+      if (!ReadBraidVersion(r, m.version, m.braid_version)) return m;
       m.host_label = r.String(kMaxLabelLength);
       m.ssh_address = r.String(256);
       return m;
@@ -660,5 +682,7 @@ bool IsSafeRelativePath(std::string_view path) {
   }
   return true;
 }
+
+std::string BraidVersion() { return BRAID_VERSION; }
 
 }  // namespace braid

@@ -26,8 +26,14 @@ namespace braid {
 /// already at the target compared block by block (resume list tag 2, "same"
 /// frames, SinkOpen's `existing`, FileDone's `unchanged`). 5: remote paths as
 /// scp reads them (SourceOpen's and SinkOpen's `remote_paths`), Progress's
-/// `current_path`, Note.
-constexpr std::uint16_t kProtocolVersion = 5;
+/// `current_path`, Note. 6: braid's version in Hello and HelloReply, which
+/// a peer of another version reads too.
+constexpr std::uint16_t kProtocolVersion = 6;
+/// Hello and HelloReply of this protocol version and later begin alike (the
+/// version, then braid's own version), so two versions can name each other.
+constexpr std::uint16_t kFirstNamingVersion = 6;
+/// The longest braid version a Hello or HelloReply may carry ("0.1.0").
+constexpr std::size_t kMaxBraidVersionLength = 64;
 constexpr std::uint32_t kControlMagic = 0x42524149;  // "BRAI"
 constexpr std::size_t kMaxControlMessage = 16u << 20;
 constexpr std::size_t kMaxPathLength = 4096;
@@ -74,14 +80,24 @@ enum class MessageType : std::uint16_t {
   kNote = 18,
 };
 
+/// This braid's version ("0.1.0"), which Hello and HelloReply carry.
+std::string BraidVersion();
+
 /// agent -> server: first message; the server answers HelloReply or Error.
+/// A Hello of another protocol version is decoded only as far as its
+/// braid_version (the rest is that version's business), so the server can
+/// answer it with its own versions.
 struct Hello {
   std::uint32_t magic = kControlMagic;
   std::uint16_t version = kProtocolVersion;
+  std::string braid_version = BraidVersion();
   std::string label;  ///< how the user named this host; empty for a local end
 };
+/// A HelloReply of another protocol version is decoded as far as its
+/// braid_version, as Hello is.
 struct HelloReply {
   std::uint16_t version = kProtocolVersion;
+  std::string braid_version = BraidVersion();
   std::string host_label;   ///< the server's node name, for messages
   std::string ssh_address;  ///< the address the ssh connection arrived on, if any
 };

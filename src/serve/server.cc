@@ -129,15 +129,25 @@ class Server {
     }
     auto* hello = msg ? std::get_if<Hello>(&*msg) : nullptr;
     if (hello == nullptr) return false;
+    HelloReply reply;
+    reply.host_label = NodeName();
+    reply.ssh_address = SshServerAddress();
     if (hello->version != kProtocolVersion) {
-      SendError(BraidError(ErrorCode::kProtocol,
-                           "protocol version " + std::to_string(hello->version) +
-                               " is not supported (this braid speaks " +
-                               std::to_string(kProtocolVersion) + "); install matching versions"));
+      // An agent that reads our versions from a HelloReply words the mismatch
+      // itself; an older one reads only Error.
+      if (hello->version >= kFirstNamingVersion) {
+        channel_.Send(reply);
+      } else {
+        SendError(BraidError(ErrorCode::kProtocol,
+                             "protocol version " + std::to_string(hello->version) +
+                                 " is not supported (this braid, " + BraidVersion() + ", speaks " +
+                                 std::to_string(kProtocolVersion) +
+                                 "); install matching versions"));
+      }
       return false;
     }
     label_ = hello->label;
-    channel_.Send(HelloReply{kProtocolVersion, NodeName(), SshServerAddress()});
+    channel_.Send(reply);
     return true;
   }
 

@@ -1,11 +1,17 @@
 #include "session/remote_path.h"
 
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <glob.h>
 #include <pwd.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+
+#include "braid/static_executable.h"
 
 namespace braid {
 
@@ -42,8 +48,54 @@ bool MatchesLastComponent(std::string_view pattern, const std::string& name) {
 
 namespace {
 
+/// The sixth field of a passwd line ("name:x:uid:gid:gecos:home:shell").
+std::optional<std::string> HomeField(const std::string& line) {
+  std::size_t start = 0;
+  for (int field = 0; field < 5; ++field) {
+    start = line.find(':', start);
+    if (start == std::string::npos) return std::nullopt;
+    ++start;
+  }
+  const std::size_t end = line.find(':', start);
+  if (end == std::string::npos || end == start) return std::nullopt;
+  return line.substr(start, end - start);
+}
+
+/// The home of `user` ("": ours) as the host's `getent passwd` tells it, for
+/// the static braid (braid/static_executable.h). nullopt when there is no
+/// getent (an empty root) or no such user.
+std::optional<std::string> GetentHome(const std::string& user) {
+  const std::string name = user.empty() ? std::to_string(::getuid()) : user;
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return std::nullopt;
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  const char* argv[] = {"getent", "passwd", "--", name.c_str(), nullptr};
+  pid_t pid = -1;
+  const int rc =
+      ::posix_spawnp(&pid, "getent", &actions, nullptr, const_cast<char**>(argv), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::close(out[1]);
+  std::string line;
+  char buf[512];
+  for (ssize_t n; rc == 0 && (n = ::read(out[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || line.size() > 65536) break;
+    line.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(out[0]);
+  int status = 0;
+  if (rc != 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
+    return std::nullopt;
+  }
+  return HomeField(line.substr(0, line.find('\n')));
+}
+
 /// The home of `user` from the passwd database; nullopt when there is none.
 std::optional<std::string> PasswdHome(const std::string& user) {
+  if (IsStaticExecutable()) return GetentHome(user);
   passwd pw{};
   passwd* found = nullptr;
   std::string buf(16384, '\0');

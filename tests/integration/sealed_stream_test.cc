@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -470,31 +471,50 @@ TEST_F(TamperTest, ClearFrameFlipIsCaughtOnlyByItsChecksum) {
 // ---------------------------------------------------------------------------
 // (d) A far end of another protocol version.
 
-TEST_F(SealedTest, FarEndOfAnotherProtocolVersionIsRefusedNamingBoth) {
-  // A "server" that answers Hello as a braid of protocol version 2 would.
-  std::vector<std::uint8_t> body = EncodeMessage(HelloReply{2, "old", ""});
+/// `message` framed as on the control channel.
+std::string Framed(const ControlMessage& message) {
+  std::vector<std::uint8_t> body = EncodeMessage(message);
   std::string framed(4, '\0');
   for (int i = 0; i < 4; ++i) framed[i] = static_cast<char>(body.size() >> (24 - 8 * i));
   framed.append(body.begin(), body.end());
-  std::string reply = dir + "/old-hello-reply";
-  testing::WriteText(reply, framed);
+  return framed;
+}
+
+TEST_F(SealedTest, FarEndOfAnotherProtocolVersionIsRefusedNamingBoth) {
+  // A fake `braid --serve` that answers Hello as a later braid would.
+  const std::uint16_t later = kProtocolVersion + 1;
+  std::string reply = dir + "/new-hello-reply";
+  testing::WriteText(reply, Framed(HelloReply{later, "9.9.9", "new", ""}));
   std::string src = dir + "/src";
   WritePatternFile(src, 1000, 1);
   // The agent appends " --serve ..." to -T: those words go to `true`.
   ProcessResult r = RunBraid({"-T", "cat " + reply + "; sleep 1; true", src, Remote(dir + "/d")});
   EXPECT_EQ(r.exit_code, 10) << r.err;
-  EXPECT_NE(r.err.find("speaks braid protocol version 2; this braid speaks " +
-                       std::to_string(kProtocolVersion)),
+  // One line: both versions and the fix.
+  EXPECT_EQ(r.err, "braid: braidtest runs braid 9.9.9 (protocol " + std::to_string(later) +
+                       "), this is braid " + BraidVersion() + " (protocol " +
+                       std::to_string(kProtocolVersion) +
+                       "): run again with --deploy to use this braid there, or give a matching "
+                       "braid's path with -T\n");
+  // A braid before protocol 6 cannot decode this Hello: it exits 1 unanswered.
+  ProcessResult old_far =
+      RunBraid({"-T", "head -c 4 >/dev/null; exit 1; true", src, Remote(dir + "/d")});
+  EXPECT_EQ(old_far.exit_code, ExitCodeFor(ErrorCode::kPeerLost)) << old_far.err;
+  EXPECT_NE(old_far.err.find("before it answered Hello, as a braid older than protocol 6 does: "
+                             "run again with --deploy"),
             std::string::npos)
-      << r.err;
-  // And a real server refuses an agent of another version the same way.
-  std::vector<std::uint8_t> hello = EncodeMessage(Hello{kControlMagic, 2, ""});
-  std::string framed_hello(4, '\0');
-  for (int i = 0; i < 4; ++i) framed_hello[i] = static_cast<char>(hello.size() >> (24 - 8 * i));
-  framed_hello.append(hello.begin(), hello.end());
-  ProcessResult serve = RunProcess({BRAID_BINARY, "--serve"}, {}, framed_hello, 30);
-  EXPECT_NE(serve.out.find("protocol version 2 is not supported (this braid speaks " +
-                           std::to_string(kProtocolVersion) + ")"),
+      << old_far.err;
+  // A real server answers a later agent's Hello with its own versions...
+  ProcessResult serve = RunProcess({BRAID_BINARY, "--serve"}, {{"SSH_CONNECTION", ""}},
+                                   Framed(Hello{kControlMagic, later, "9.9.9", "x"}), 30);
+  utsname node{};
+  ::uname(&node);
+  EXPECT_EQ(serve.out, Framed(HelloReply{kProtocolVersion, BraidVersion(), node.nodename, ""}));
+  // ...and an older one's (no braid version in its Hello) with an Error naming both.
+  ProcessResult old =
+      RunProcess({BRAID_BINARY, "--serve"}, {}, Framed(Hello{kControlMagic, 2, "", ""}), 30);
+  EXPECT_NE(old.out.find("protocol version 2 is not supported (this braid, " + BraidVersion() +
+                         ", speaks " + std::to_string(kProtocolVersion) + ")"),
             std::string::npos);
 }
 

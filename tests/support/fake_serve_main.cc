@@ -205,7 +205,7 @@ int Run(const std::string& scenario, const std::string& arg) {
   FakeControl control(0, 1, 60);
   if (scenario == "escape-stderr") std::fprintf(stderr, "%s\n", kForgery);
   if (!control.Await<Hello>()) return 1;
-  control.Send(HelloReply{kProtocolVersion, "fake", ""});
+  control.Send(HelloReply{kProtocolVersion, BraidVersion(), "fake", ""});
   if (scenario == "sink-complete-run") return RunSink(control);
   if (scenario == "oversized-control") {
     std::vector<std::uint8_t> body(64, 0);

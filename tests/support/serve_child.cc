@@ -57,7 +57,7 @@ ServeChild::~ServeChild() {
 }
 
 bool ServeChild::Greet() {
-  control_->Send(Hello{kControlMagic, kProtocolVersion, ""});
+  control_->Send(Hello{kControlMagic, kProtocolVersion, BraidVersion(), ""});
   return control_->Await<HelloReply>().has_value();
 }
 

@@ -110,7 +110,7 @@ TEST(ControlChannelTest, SendFramesWithBigEndianLength) {
 TEST(ControlChannelTest, SeveralMessagesRoundTripThroughSmallReads) {
   FakeStream stream;
   ControlChannel channel(stream);
-  channel.Send(Hello{kControlMagic, kProtocolVersion, "user@example"});
+  channel.Send(Hello{kControlMagic, kProtocolVersion, BraidVersion(), "user@example"});
   channel.Send(Progress{123456789, 42, 8, {}, 0, "", ""});
   channel.Send(Bye{});
   FileList list;

@@ -182,8 +182,8 @@ Progress SampleProgress() {
 /// One valid message of every type, with fields away from their defaults.
 std::vector<ControlMessage> AllSamples() {
   std::vector<ControlMessage> v;
-  v.push_back(Hello{kControlMagic, 7, "user@host"});
-  v.push_back(HelloReply{3, "node-1", "10.0.0.5"});
+  v.push_back(Hello{kControlMagic, kProtocolVersion, "9.8.7", "user@host"});
+  v.push_back(HelloReply{kProtocolVersion, "9.8.7", "node-1", "10.0.0.5"});
   v.push_back(SourceOpen{{"a", "b/c", "/abs/path ok here"}, true, 42});
   v.push_back(SampleFileList());
   v.push_back(SampleSinkOpen());
@@ -268,21 +268,62 @@ TEST(ControlMessageTest, MessageNames) {
 }
 
 TEST(ControlMessageTest, HelloRoundTrip) {
-  Hello in{kControlMagic, 0xBEEF, "alice@server.example"};
+  Hello in{kControlMagic, kProtocolVersion, "1.2.3", "alice@server.example"};
   Hello out = RoundTrip(in);
   EXPECT_EQ(out.magic, kControlMagic);
-  EXPECT_EQ(out.version, 0xBEEF);
+  EXPECT_EQ(out.version, kProtocolVersion);
+  EXPECT_EQ(out.braid_version, "1.2.3");
   EXPECT_EQ(out.label, in.label);
   EXPECT_EQ(RoundTrip(Hello{}).label, "");
   EXPECT_EQ(RoundTrip(Hello{}).version, kProtocolVersion);
+  EXPECT_EQ(RoundTrip(Hello{}).braid_version, BraidVersion());
 }
 
 TEST(ControlMessageTest, HelloReplyRoundTrip) {
-  HelloReply in{2, "node.example", "fe80::1"};
+  HelloReply in{kProtocolVersion, "1.2.3", "node.example", "fe80::1"};
   HelloReply out = RoundTrip(in);
-  EXPECT_EQ(out.version, 2);
+  EXPECT_EQ(out.version, kProtocolVersion);
+  EXPECT_EQ(out.braid_version, "1.2.3");
   EXPECT_EQ(out.host_label, in.host_label);
   EXPECT_EQ(out.ssh_address, in.ssh_address);
+}
+
+/// A later protocol version may change everything after braid_version: a
+/// peer still reads both versions, to name them, and nothing more.
+TEST(ControlMessageTest, HelloOfAnotherVersionIsReadAsFarAsItsVersions) {
+  for (MessageType type : {MessageType::kHello, MessageType::kHelloReply}) {
+    WireWriter w;
+    w.U16(static_cast<std::uint16_t>(type));
+    if (type == MessageType::kHello) w.U32(kControlMagic);
+    w.U16(kProtocolVersion + 1);
+    w.String("9.0.0");
+    w.U64(0x0102030405060708ull);  // whatever that version has next
+    const ControlMessage m = DecodeMessage(w.Take());
+    const std::uint16_t version =
+        type == MessageType::kHello ? std::get<Hello>(m).version : std::get<HelloReply>(m).version;
+    const std::string braid = type == MessageType::kHello ? std::get<Hello>(m).braid_version
+                                                          : std::get<HelloReply>(m).braid_version;
+    EXPECT_EQ(version, kProtocolVersion + 1);
+    EXPECT_EQ(braid, "9.0.0");
+  }
+  // Version 5 and before had no braid_version: the label is not taken for one.
+  WireWriter old;
+  old.U16(static_cast<std::uint16_t>(MessageType::kHello));
+  old.U32(kControlMagic);
+  old.U16(5);
+  old.String("host");
+  const Hello hello = std::get<Hello>(DecodeMessage(old.Take()));
+  EXPECT_EQ(hello.version, 5);
+  EXPECT_EQ(hello.braid_version, "");
+  // Our own version is decoded whole: trailing bytes are still refused.
+  WireWriter same;
+  same.U16(static_cast<std::uint16_t>(MessageType::kHelloReply));
+  same.U16(kProtocolVersion);
+  same.String("1.0");
+  same.String("node");
+  same.String("");
+  same.U8(0);
+  EXPECT_EQ(DecodeError(same.Take()), ErrorCode::kProtocol);
 }
 
 TEST(ControlMessageTest, SourceOpenRoundTrip) {
@@ -667,7 +708,10 @@ Bytes RawWithText(MessageType type, const std::string& text) {
   WireWriter w;
   w.U16(static_cast<std::uint16_t>(type));
   if (type == MessageType::kHello) w.U32(kControlMagic);
-  if (type == MessageType::kHello || type == MessageType::kHelloReply) w.U16(kProtocolVersion);
+  if (type == MessageType::kHello || type == MessageType::kHelloReply) {
+    w.U16(kProtocolVersion);
+    w.String("0.1.0");  // braid_version
+  }
   if (type == MessageType::kError) w.U16(static_cast<std::uint16_t>(ErrorCode::kInternal));
   w.String(text);
   if (type == MessageType::kHelloReply) w.String("");  // ssh_address
@@ -675,8 +719,10 @@ Bytes RawWithText(MessageType type, const std::string& text) {
 }
 
 TEST(ControlMessageTest, StringLimitsAreEnforced) {
-  EXPECT_EQ(RoundTrip(Hello{kControlMagic, 1, std::string(kMaxLabelLength, 'l')}).label,
-            std::string(kMaxLabelLength, 'l'));
+  EXPECT_EQ(
+      RoundTrip(Hello{kControlMagic, kProtocolVersion, "1", std::string(kMaxLabelLength, 'l')})
+          .label,
+      std::string(kMaxLabelLength, 'l'));
   ASSERT_NO_THROW(DecodeMessage(RawWithText(MessageType::kHello, "ok")));
   EXPECT_EQ(DecodeError(RawWithText(MessageType::kHello, std::string(kMaxLabelLength + 1, 'l'))),
             ErrorCode::kProtocol);
@@ -684,8 +730,9 @@ TEST(ControlMessageTest, StringLimitsAreEnforced) {
   EXPECT_EQ(
       DecodeError(RawWithText(MessageType::kHelloReply, std::string(kMaxLabelLength + 1, 'h'))),
       ErrorCode::kProtocol);
-  EXPECT_EQ(DecodeError(EncodeMessage(HelloReply{1, "", std::string(257, 'a')})),
-            ErrorCode::kProtocol);
+  EXPECT_EQ(
+      DecodeError(EncodeMessage(HelloReply{kProtocolVersion, "1", "", std::string(257, 'a')})),
+      ErrorCode::kProtocol);
   for (MessageType type :
        {MessageType::kWarning, MessageType::kAbort, MessageType::kError, MessageType::kNote}) {
     ASSERT_NO_THROW(DecodeMessage(RawWithText(type, std::string(kMaxTextLength, 't'))));
@@ -776,14 +823,14 @@ TEST(ControlMessageTest, CutNeverSplitsAUtf8Character) {
 
 TEST(ControlMessageTest, LongLabelsAreCutToTheirLimit) {
   const std::string ascii = Letters(1000);
-  std::string label = RoundTrip(Hello{kControlMagic, 1, ascii}).label;
+  std::string label = RoundTrip(Hello{kControlMagic, kProtocolVersion, "1", ascii}).label;
   EXPECT_EQ(label.size(), kMaxLabelLength);
   ExpectCut(ascii, label, kMaxLabelLength);
-  ExpectCut(ascii, RoundTrip(HelloReply{1, ascii, "::1"}).host_label, kMaxLabelLength);
+  ExpectCut(ascii, RoundTrip(HelloReply{kProtocolVersion, "1", ascii, "::1"}).host_label, kMaxLabelLength);
   // 500 two-byte characters: byte 253, where the cut would fall, is inside one.
   std::string accents;
   for (int i = 0; i < 500; ++i) accents += "\u00e9";
-  label = RoundTrip(Hello{kControlMagic, 1, accents}).label;
+  label = RoundTrip(Hello{kControlMagic, kProtocolVersion, "1", accents}).label;
   EXPECT_EQ(label.size(), kMaxLabelLength - 1);
   ExpectCut(accents, label, kMaxLabelLength);
 }
