@@ -65,6 +65,14 @@ void ServerEnd::Greet(std::chrono::steady_clock::time_point deadline) {
   hello_ = *hr;
 }
 
+namespace {
+
+/// What to do about a remote braid of another protocol version.
+constexpr const char* kVersionFix =
+    "run again with --deploy to use this braid there, or give a matching braid's path with -T";
+
+}  // namespace
+
 BraidError ServerEnd::EndedBeforeAnswer() {
   BraidError why = DescribeEnd();
   const std::optional<int> status = channel_->ExitStatus();
@@ -73,9 +81,7 @@ BraidError ServerEnd::EndedBeforeAnswer() {
   return BraidError(ErrorCode::kPeerLost,
                     std::string(why.what()) +
                         " before it answered Hello, as a braid older than protocol " +
-                        std::to_string(kFirstNamingVersion) +
-                        " does: run again with --deploy to use this braid there, or give a "
-                        "matching braid's path with -T");
+                        std::to_string(kFirstNamingVersion) + " does: " + kVersionFix);
 }
 
 BraidError ServerEnd::VersionMismatch(const HelloReply& reply) const {
@@ -84,9 +90,7 @@ BraidError ServerEnd::VersionMismatch(const HelloReply& reply) const {
                              " (protocol " + std::to_string(reply.version) + ")";
   return BraidError(ErrorCode::kProtocol,
                     ServerName() + " runs " + theirs + ", this is braid " + BraidVersion() +
-                        " (protocol " + std::to_string(kProtocolVersion) +
-                        "): run again with --deploy to use this braid there, or give a "
-                        "matching braid's path with -T");
+                        " (protocol " + std::to_string(kProtocolVersion) + "): " + kVersionFix);
 }
 
 AgentEvent ServerEnd::AwaitGreeting(std::chrono::steady_clock::time_point deadline) {
