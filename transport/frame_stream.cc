@@ -1,5 +1,6 @@
 #include "transport/frame_stream.h"
 
+#include <algorithm>
 #include <array>
 
 #include "braid/error.h"
@@ -26,11 +27,28 @@ void FrameStream::Send(FrameHeader header, std::span<const std::uint8_t> payload
   }
   header.checksum = 0;  // the tag authenticates instead
   FrameHeaderBytes head = EncodeFrameHeader(header);
-  if (scratch_.size() < payload.size()) scratch_.resize(payload.size());
-  std::span<std::uint8_t> sealed(scratch_.data(), payload.size());
+  sealer_->Begin(head);
+  // Sealed and sent a piece at a time, each piece's ciphertext is still in the
+  // cache when the send copies it, and the scratch stays small.
+  if (scratch_.size() < std::min<std::size_t>(payload.size(), kSealPiece)) {
+    scratch_.resize(std::min<std::size_t>(payload.size(), kSealPiece));
+  }
+  std::span<const std::uint8_t> first = head;
   std::array<std::uint8_t, kSealTagSize> tag{};
-  sealer_->Seal(head, payload, sealed, tag);
-  socket_.SendParts(head, sealed, tag);
+  std::size_t done = 0;
+  do {
+    std::size_t n = std::min(payload.size() - done, kSealPiece);
+    std::span<std::uint8_t> sealed(scratch_.data(), n);
+    sealer_->Continue(payload.subspan(done, n), sealed);
+    done += n;
+    std::span<const std::uint8_t> last;
+    if (done == payload.size()) {
+      sealer_->End(tag);
+      last = tag;
+    }
+    socket_.SendParts(first, sealed, last);
+    first = {};
+  } while (done < payload.size());
 }
 
 std::optional<FrameHeader> FrameStream::ReadHeader() {

@@ -12,6 +12,7 @@
 /// the source, its receiver at the sink): the cipher contexts and the scratch
 /// buffer are that thread's, so sealing scales with the streams.
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -28,6 +29,11 @@ namespace braid {
 
 class FrameStream {
  public:
+  /// A sealed frame is sent in pieces of this size (or less): the scratch
+  /// buffer of 64 streams stays at 8 MiB, where a whole block each made the
+  /// sender's memory grow a block with every stream -s auto put to work.
+  static constexpr std::size_t kSealPiece = 128 * 1024;
+
   /// Takes the socket's keys: sealed when it has them. `max_payload` bounds
   /// what a received header may announce (DecodeFrameHeader).
   FrameStream(DataSocket& socket, std::uint32_t max_payload);
@@ -36,8 +42,8 @@ class FrameStream {
   DataSocket& socket() { return socket_; }
 
   /// Sends one frame: `payload` is left as it is (sealed, its ciphertext goes
-  /// into this stream's scratch buffer in the same pass), so a caller may send
-  /// it again on another stream. Throws BraidError(kPeerLost).
+  /// into this stream's scratch buffer a piece at a time), so a caller may
+  /// send it again on another stream. Throws BraidError(kPeerLost).
   void Send(FrameHeader header, std::span<const std::uint8_t> payload);
 
   /// The next frame's header, checked by DecodeFrameHeader (kProtocol);
@@ -72,8 +78,8 @@ class FrameStream {
   std::uint32_t max_payload_;
   std::unique_ptr<FrameSealer> sealer_;
   std::unique_ptr<FrameOpener> opener_;
-  /// Sealed: the ciphertext of the frame being sent, or of a refused frame
-  /// being read; grows to the largest payload.
+  /// Sealed: the ciphertext of the piece being sent (kSealPiece at most), or
+  /// of a refused frame being read (its whole payload).
   std::vector<std::uint8_t> scratch_;
   FrameHeaderBytes head_{};   ///< the last header read, as it came (the AAD)
   FrameHeader last_;          ///< and decoded

@@ -39,7 +39,11 @@ class FrameCipher {
   /// The same from `in` into `out` (the same size; may be the same bytes).
   bool Run(std::span<const std::uint8_t> header, std::span<const std::uint8_t> in,
            std::span<std::uint8_t> out, std::span<std::uint8_t, kSealTagSize> tag) {
-    if (out.size() != in.size()) std::abort();  // a caller's bug, not the peer's
+    return Begin(header) && Piece(in, out) && End(tag);
+  }
+  /// A frame in pieces: its header, then each piece of its payload in order,
+  /// then its tag (written when sealing, checked when opening).
+  bool Begin(std::span<const std::uint8_t> header) {
     if (frames_ == std::numeric_limits<std::uint64_t>::max()) {
       throw BraidError(ErrorCode::kInternal, "a data stream sealed 2^64 frames under one key");
     }
@@ -49,18 +53,28 @@ class FrameCipher {
           static_cast<std::uint8_t>(frames_ >> (8 * i));
     }
     int len = 0;
-    bool ok = Init(nullptr, nullptr, nonce) && Update(nullptr, header.data(), header.size(), len);
-    for (std::size_t done = 0; ok && done < in.size();) {
+    frame_bytes_ = 0;
+    return Init(nullptr, nullptr, nonce) && Update(nullptr, header.data(), header.size(), len);
+  }
+  bool Piece(std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
+    if (out.size() != in.size()) std::abort();  // a caller's bug, not the peer's
+    int len = 0;
+    for (std::size_t done = 0; done < in.size();) {
       const std::size_t piece = std::min<std::size_t>(in.size() - done, INT_MAX / 2);
-      ok = Update(out.data() + done, in.data() + done, piece, len);
+      if (!Update(out.data() + done, in.data() + done, piece, len)) return false;
       done += piece;
     }
-    if (ok && !encrypt_) ok = Ctrl(EVP_CTRL_AEAD_SET_TAG, tag.data());
+    frame_bytes_ += in.size();
+    return true;
+  }
+  bool End(std::span<std::uint8_t, kSealTagSize> tag) {
+    int len = 0;
+    bool ok = encrypt_ || Ctrl(EVP_CTRL_AEAD_SET_TAG, tag.data());
     ok = ok && (encrypt_ ? EVP_EncryptFinal_ex(ctx_, nullptr, &len)
                          : EVP_DecryptFinal_ex(ctx_, nullptr, &len)) == 1;
     if (ok && encrypt_) ok = Ctrl(EVP_CTRL_AEAD_GET_TAG, tag.data());
     if (!ok) return false;
-    Count(in.size());
+    Count(frame_bytes_);
     return true;
   }
   std::uint64_t frames() const { return frames_; }
@@ -113,6 +127,7 @@ class FrameCipher {
   std::uint64_t epoch_ = 0;   ///< key updates so far
   std::uint64_t frames_on_key_ = 0;
   std::uint64_t bytes_on_key_ = 0;
+  std::uint64_t frame_bytes_ = 0;  ///< payload bytes of the frame in progress
 };
 
 FrameSealer::FrameSealer(const StreamKey& key, KeyUpdateLimits limits)
@@ -126,6 +141,15 @@ void FrameSealer::Seal(std::span<const std::uint8_t> header, std::span<std::uint
 void FrameSealer::Seal(std::span<const std::uint8_t> header, std::span<const std::uint8_t> in,
                        std::span<std::uint8_t> out, std::span<std::uint8_t, kSealTagSize> tag) {
   if (!cipher_->Run(header, in, out, tag)) std::abort();
+}
+void FrameSealer::Begin(std::span<const std::uint8_t> header) {
+  if (!cipher_->Begin(header)) std::abort();
+}
+void FrameSealer::Continue(std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
+  if (!cipher_->Piece(in, out)) std::abort();
+}
+void FrameSealer::End(std::span<std::uint8_t, kSealTagSize> tag) {
+  if (!cipher_->End(tag)) std::abort();
 }
 std::uint64_t FrameSealer::frames() const { return cipher_->frames(); }
 

@@ -48,6 +48,13 @@ class FrameSealer {
   /// stream after this one dies.
   void Seal(std::span<const std::uint8_t> header, std::span<const std::uint8_t> in,
             std::span<std::uint8_t> out, std::span<std::uint8_t, kSealTagSize> tag);
+  /// The same in pieces, for a sender that sends each piece of ciphertext
+  /// while it is still in the cache: Begin with the header, Continue with each
+  /// piece of the payload in order (`out` the size of `in`), End for the tag.
+  /// The frame is the same as one Seal makes; it counts once End returns.
+  void Begin(std::span<const std::uint8_t> header);
+  void Continue(std::span<const std::uint8_t> in, std::span<std::uint8_t> out);
+  void End(std::span<std::uint8_t, kSealTagSize> tag);
   /// Frames sealed so far, across key updates.
   std::uint64_t frames() const;
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -61,6 +62,35 @@ TEST_P(FrameSealTest, SealingIntoAnotherBufferIsSealingInPlace) {
     EXPECT_EQ(out, a.payload) << size;
     EXPECT_EQ(tag, a.tag) << size;
     EXPECT_EQ(plain, Pattern(size)) << "the input stays as it was";
+    std::vector<std::uint8_t> opened;
+    ASSERT_TRUE(Open(opener, Sealed{header, out, tag}, &opened)) << size;
+    EXPECT_EQ(opened, plain);
+  }
+}
+
+TEST_P(FrameSealTest, SealingInPiecesIsSealingAtOnce) {
+  FrameSealer whole(Key());
+  FrameSealer pieces(Key());
+  FrameOpener opener(Key());
+  const std::vector<std::uint8_t> header = {4, 5, 6};
+  for (std::size_t size : {0u, 1u, 4099u, 300000u}) {
+    const std::vector<std::uint8_t> plain = Pattern(size);
+    Sealed a = Seal(whole, plain, header);
+    // Uneven pieces, none a multiple of the cipher's block.
+    std::vector<std::uint8_t> out(size);
+    pieces.Begin(header);
+    std::size_t done = 0;
+    for (std::size_t piece : {1u, 7u, 4091u, 131072u}) {
+      std::size_t n = std::min(piece, size - done);
+      pieces.Continue({plain.data() + done, n}, {out.data() + done, n});
+      done += n;
+    }
+    pieces.Continue({plain.data() + done, size - done}, {out.data() + done, size - done});
+    Tag tag{};
+    pieces.End(tag);
+    EXPECT_EQ(out, a.payload) << size;
+    EXPECT_EQ(tag, a.tag) << size;
+    EXPECT_EQ(pieces.frames(), whole.frames()) << "a frame in pieces counts once";
     std::vector<std::uint8_t> opened;
     ASSERT_TRUE(Open(opener, Sealed{header, out, tag}, &opened)) << size;
     EXPECT_EQ(opened, plain);

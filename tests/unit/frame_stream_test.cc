@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <thread>
 #include <vector>
 
 #include "braid/error.h"
@@ -94,6 +95,31 @@ TEST_P(SealedFrameStreamTest, FrameIsHeaderThenCiphertextThenTag) {
   EXPECT_EQ(got->offset, 4096u);
   Bytes out(1000);
   EXPECT_TRUE(sink.ReadPayload(out));
+  EXPECT_EQ(out, original);
+}
+
+TEST_P(SealedFrameStreamTest, APayloadOfManyPiecesIsOneFrame) {
+  Pair p = MakePair(GetParam());
+  constexpr std::uint32_t kBlockMax = 1u << 20;
+  FrameStream source(*p.a, kBlockMax);
+  FrameStream sink(*p.b, kBlockMax);
+  const std::size_t n = 2 * FrameStream::kSealPiece + 5;
+  Bytes block = Block(n, 3);
+  const Bytes original = block;
+  const std::size_t on_wire = kFrameHeaderSize + n + kSealTagSize;
+  Bytes wire;
+  // The socket buffers hold less than the frame: read it while it is sent.
+  std::thread tap([&] { wire = Take(p.tap_in.get(), on_wire); });
+  source.Send(DataHeader(static_cast<std::uint32_t>(n), 0), block);
+  tap.join();
+  EXPECT_EQ(block, original);
+  ASSERT_EQ(wire.size(), on_wire);
+  std::thread give([&] { Give(p.tap_out.get(), wire); });
+  std::optional<FrameHeader> got = sink.ReadHeader();
+  Bytes out(n);
+  bool opened = got && got->length == n && sink.ReadPayload(out);
+  give.join();
+  EXPECT_TRUE(opened);
   EXPECT_EQ(out, original);
 }
 
