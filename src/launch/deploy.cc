@@ -236,6 +236,17 @@ std::string DeployCommand(const std::string& remote_command, const std::string& 
          ShellWord(DeployScript(remote_command, serve_args, binary.sha256, binary.bytes->size()));
 }
 
+std::optional<DeployOutcome> ParseDeployDone(const std::string& status) {
+  if (status.rfind("ok ", 0) != 0) return std::nullopt;
+  const std::size_t space = status.find(' ', 3);
+  if (space == std::string::npos || space + 1 == status.size()) return std::nullopt;
+  std::string how = status.substr(3, space - 3);
+  // The script says only these; anything else is not our script talking.
+  if (how != "reused" && how != "new" && how != "replaced") return std::nullopt;
+  std::string path = status.substr(space + 1);
+  return DeployOutcome{std::move(how), path, path + " --serve"};
+}
+
 DeployOutcome RunDeployDialogue(ServerChannel& channel, const PortableBinary& binary,
                                 const std::string& serve_command,
                                 std::chrono::milliseconds timeout) {
@@ -249,10 +260,8 @@ DeployOutcome RunDeployDialogue(ServerChannel& channel, const PortableBinary& bi
       sent = true;
     } else if (status == "ok system") {
       return {"system", "", serve_command};
-    } else if (status.rfind("ok ", 0) == 0 && status.find(' ', 3) != std::string::npos) {
-      const std::size_t space = status.find(' ', 3);
-      const std::string path = status.substr(space + 1);
-      return {status.substr(3, space - 3), path, path + " --serve"};
+    } else if (std::optional<DeployOutcome> done = ParseDeployDone(status)) {
+      return *done;
     } else if (status.rfind("fail ", 0) == 0) {
       throw BraidError(ErrorCode::kRemoteMissing, "--deploy: could not put braid on " +
                                                       channel.host() + ": " + status.substr(5));

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,11 @@ struct DeployOutcome {
   std::string path;     ///< the deployed braid on the host ("" for "system")
   std::string command;  ///< what now runs, for messages
 };
+
+/// The outcome a script's "ok HOW PATH" line names, HOW one of reused, new
+/// or replaced; nullopt for any other line (an unknown status is a protocol
+/// error, never reported as an upload).
+std::optional<DeployOutcome> ParseDeployDone(const std::string& status);
 
 /// Talks to the script DeployCommand started on `channel` until it runs a
 /// braid: uploads the binary when asked. Each status line must come within

@@ -85,5 +85,23 @@ TEST(DeployCommandTest, OneLineThatNamesTheHashAndSize) {
   EXPECT_NE(command.find("/opt/it'\\''s/braid --serve --max-entries 5"), std::string::npos);
 }
 
+TEST(DeployStatusTest, TheScriptsThreeOutcomesNameThePathThatRuns) {
+  for (const char* how : {"reused", "new", "replaced"}) {
+    std::optional<DeployOutcome> done =
+        ParseDeployDone(std::string("ok ") + how + " /home/u/.cache/braid/ab/braid");
+    ASSERT_TRUE(done) << how;
+    EXPECT_EQ(done->how, how);
+    EXPECT_EQ(done->path, "/home/u/.cache/braid/ab/braid");
+    EXPECT_EQ(done->command, "/home/u/.cache/braid/ab/braid --serve");
+  }
+}
+
+TEST(DeployStatusTest, AnyOtherLineIsNotAnOutcome) {
+  for (const char* line : {"ok uploaded /p", "ok reused", "ok reused ", "ok  /p", "okay new /p",
+                           "ok system", "ok \x1b[2J /p", ""}) {
+    EXPECT_FALSE(ParseDeployDone(line)) << line;
+  }
+}
+
 }  // namespace
 }  // namespace braid
