@@ -28,7 +28,7 @@ trap 'kill "$agent" 2>/dev/null || true' EXIT
 echo "time,pid,role,rss_kib,fds" >"$out"
 t=0
 while kill -0 "$agent" 2>/dev/null; do
-  for pid in $agent $(pgrep -f '^braid --serve' || true); do
+  for pid in $agent $(pgrep -f '(^|/)braid --serve' || true); do
     [[ -r /proc/$pid/stat ]] || continue
     [[ $pid == "$agent" ]] || (($(awk '{print int($22)}' "/proc/$pid/stat" 2>/dev/null || echo 0) >= since)) || continue
     rss=$(awk '/^VmRSS/{print $2}' "/proc/$pid/status" 2>/dev/null) || continue
