@@ -46,10 +46,11 @@ class TransferState {
   /// file end it sent (once each, however often the sink asks again).
   std::atomic<std::uint64_t> files_done{0};
   std::atomic<std::uint16_t> streams{0};
-  /// The sink: the entry a receiver wrote a block of last, for the agent's
-  /// bar (null before the first). It points into the sink's list, which
-  /// outlives every thread that reads it.
-  std::atomic<const FileEntry*> arriving{nullptr};
+  /// The sink: the id of the file a receiver wrote a block of last, for the
+  /// agent's bar (kNoneArriving before the first); SinkSession::ArrivingPath
+  /// names it. Stored with release, so its reader may then look at the list.
+  static constexpr std::uint32_t kNoneArriving = UINT32_MAX;
+  std::atomic<std::uint32_t> arriving{kNoneArriving};
 
  private:
   void RunHooks() BRAID_EXCLUDES(mutex_);

@@ -39,15 +39,16 @@ void BlockWriter::WriteStream(std::uint32_t file_id, std::uint64_t offset, const
   files_.RecordStreamed(file_id, offset, length);
 }
 
-void BlockWriter::OrderedFiles(const std::vector<FileEntry>& entries, std::uint64_t window) {
+void BlockWriter::OrderedFiles(const PackedList& entries, std::uint64_t window) {
   order_base_.assign(entries.size(), 0);
   std::uint64_t next = 0;
-  for (const auto& e : entries) {
-    if (e.kind != FileKind::kRegular && e.kind != FileKind::kStream) continue;
-    order_base_[e.id] = next;
-    order_starts_.emplace_back(next, e.id);
+  for (std::uint32_t id = 0; id < entries.size(); ++id) {
+    if (!entries.carries_data(id)) continue;
+    order_base_[id] = next;
+    order_starts_.emplace_back(next, id);
     // Only a lone stdin source has no size; it is then the only file.
-    next += e.size == kUnknownSize ? 0 : e.size;
+    const std::uint64_t size = entries.file_size(id);
+    next += size == kUnknownSize ? 0 : size;
   }
   ordered_ = std::make_unique<OrderedWriter>(
       window, [this](std::uint64_t position, const std::uint8_t* data, std::uint32_t length) {
@@ -97,7 +98,7 @@ bool BlockWriter::WriteAt(std::uint32_t id, std::uint64_t offset, const std::uin
   if (!files_.WriteBlock(id, offset, data, length)) return false;
   bytes_.fetch_add(length);
   // A nameless file leaves nothing to resume from, so nothing to journal.
-  if (files_.file(id).anonymous) return true;
+  if (files_.anonymous(id)) return true;
   if (!checksum) checksum = PayloadChecksum({data, length});
   checkpoints_.Written(id, JournalRecord{offset, length, *checksum});
   return true;

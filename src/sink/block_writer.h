@@ -42,12 +42,14 @@ class BlockWriter {
   void OrderedStream(UniqueFd fd, std::string host, std::string target, std::uint32_t file_id,
                      std::uint64_t window, HashAlgorithm hash);
   /// -o to files: in order across all of `entries`.
-  void OrderedFiles(const std::vector<FileEntry>& entries, std::uint64_t window);
+  void OrderedFiles(const PackedList& entries, std::uint64_t window);
   /// -E to files: each written block also goes to `feed`.
   void FeedVerifier(VerifyFeed* feed) { verify_feed_ = feed; }
 
   /// Blocks are written in order: a lost stream cannot be repaired.
   bool ordered() const { return ordered_ != nullptr; }
+  /// Blocks go to their offsets in files, where a write may wait for the disk.
+  bool writes_at_offsets() const { return !discard_ && !ordered(); }
   /// Receiver, before it reads a block's payload: waits until the block fits
   /// the ordered window (at once for the other ways); false once aborted.
   bool WaitForRoom(std::uint32_t id, std::uint64_t offset);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <condition_variable>
 #include <thread>
@@ -61,7 +62,7 @@ struct SinkSession::Impl {
   /// Set by the constructor and Advertise, before Run starts any thread; read-only after.
   SinkOpen open;
   std::string host;
-  std::vector<FileEntry> entries;      ///< until PrepareTarget moves it into `files`
+  PackedList entries;                  ///< until PrepareTarget moves it into `files`
   std::vector<std::string> advertise;  ///< addresses to tell the source (empty: the bound one)
 
   /// Made by Run's set-up steps before any thread starts and never replaced, so read
@@ -125,7 +126,7 @@ struct SinkSession::Impl {
   std::optional<BraidError> MaybeDecide() BRAID_REQUIRES(mutex);
 };
 
-SinkSession::SinkSession(std::vector<FileEntry> entries, SinkOpen open, std::string host)
+SinkSession::SinkSession(PackedList entries, SinkOpen open, std::string host)
     : impl_(std::make_unique<Impl>()) {
   impl_->entries = std::move(entries);
   impl_->open = std::move(open);
@@ -133,6 +134,13 @@ SinkSession::SinkSession(std::vector<FileEntry> entries, SinkOpen open, std::str
 }
 
 SinkSession::~SinkSession() = default;
+
+std::string SinkSession::ArrivingPath() const {
+  std::uint32_t id = state_.arriving.load(std::memory_order_acquire);
+  // A receiver stored it, so `files` was made before: the acquire sees it.
+  if (id == TransferState::kNoneArriving) return "";
+  return std::string(impl_->files->list().path(id));
+}
 
 void SinkSession::Advertise(std::vector<std::string> addresses) {
   impl_->advertise = std::move(addresses);
@@ -164,6 +172,16 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   s.files->FinishDirectories();
 }
 
+namespace {
+/// What the tree-root mark beside `target` reads, or "" without one.
+std::string ReadTreeRootMark(std::string target) {
+  while (target.size() > 1 && target.back() == '/') target.pop_back();
+  std::array<char, 4096> text{};
+  ssize_t n = ::readlink(TreeRootMarkPath(target).c_str(), text.data(), text.size());
+  return n > 0 ? std::string(text.data(), static_cast<std::size_t>(n)) : std::string();
+}
+}  // namespace
+
 /// Plans where the files go, resumes what earlier runs left, and creates the
 /// directories and links; refuses what must not be replaced.
 PreparedTarget SinkSession::Impl::PrepareTarget() {
@@ -172,11 +190,15 @@ PreparedTarget SinkSession::Impl::PrepareTarget() {
   CheckCongestionControl(open.params.congestion_control, host);
   struct stat st {};
   bool exists = open.target != "-" && ::stat(open.target.c_str(), &st) == 0;
-  TargetInfo info{exists, exists && S_ISDIR(st.st_mode), IsStreamTarget(open.target, st, exists)};
+  TargetInfo info;
+  info.exists = exists;
+  info.is_directory = exists && S_ISDIR(st.st_mode);
+  info.is_stream = IsStreamTarget(open.target, st, exists);
+  if (info.is_directory) info.marked_root = ReadTreeRootMark(open.target);
   // Before anything is created: a list that would lead the sink through a link is refused.
   CheckListShape(entries);
   TargetPlan plan = PlanTarget(open.target, info, open.top_count, entries, host);
-  // Moved: SinkFiles keeps the one copy of the list from here on (files->entries()).
+  // Moved: SinkFiles keeps the one copy of the list from here on (files->list()).
   files = std::make_unique<SinkFiles>(std::move(entries), plan, host, open.preserve);
   files->SetFsync(open.fsync);
   checkpoints = std::make_unique<SinkCheckpoints>(*files, host, open.fsync, open.keep_partial);
@@ -221,12 +243,11 @@ std::size_t SinkSession::Impl::ChooseWritePath(bool null_device) {
     writer->Discard();
   } else if (stream_target) {
     std::uint32_t id = 0;
-    const std::vector<FileEntry>& entries = files->entries();
-    while (entries[id].kind != FileKind::kRegular && entries[id].kind != FileKind::kStream) ++id;
+    while (!files->list().carries_data(id)) ++id;
     writer->OrderedStream(OpenStreamTarget(), host, open.target, id, window, p.hash);
     return p.streams + kReorderBlocks + 1;
   } else if (p.ordered) {
-    writer->OrderedFiles(files->entries(), window);
+    writer->OrderedFiles(files->list(), window);
     return p.streams + kReorderBlocks + 1;
   }
   return 2 * std::size_t{p.streams} + 2;

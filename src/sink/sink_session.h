@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "proto/control_message.h"
+#include "session/packed_list.h"
 #include "session/transfer_state.h"
 
 namespace braid {
@@ -23,7 +24,7 @@ struct SinkCallbacks {
 
 class SinkSession {
  public:
-  SinkSession(std::vector<FileEntry> entries, SinkOpen open, std::string host);
+  SinkSession(PackedList entries, SinkOpen open, std::string host);
   ~SinkSession();
   SinkSession(const SinkSession&) = delete;
   SinkSession& operator=(const SinkSession&) = delete;
@@ -38,6 +39,9 @@ class SinkSession {
   /// -z: connect the data streams to where the source listens; from any thread.
   void Connect(const SinkConnect& where);
   TransferState& state() { return state_; }
+  /// The list's path of the file a block arrived for last ("" before the
+  /// first); from any thread (the server's reporter).
+  std::string ArrivingPath() const;
 
  private:
   struct Impl;

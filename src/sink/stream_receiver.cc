@@ -18,6 +18,9 @@ StreamReceiver::StreamReceiver(DataSocket& socket, const TransferParams& params,
       scratch_(params.compress_level > 0 ? params.block_size : 0) {}
 
 void StreamReceiver::Run(TransferState& state, const PassEndFn& pass_end) {
+  if (writer_.writes_at_offsets()) {
+    behind_ = std::make_unique<WriteBehind>(state, WriteBehind::DepthFor(params_.streams));
+  }
   while (!state.failed()) {
     std::optional<FrameHeader> next = frames_.ReadHeader();
     if (!next) {
@@ -25,6 +28,9 @@ void StreamReceiver::Run(TransferState& state, const PassEndFn& pass_end) {
                        "data stream from " + socket_.peer() + " closed before the transfer ended");
     }
     const FrameHeader& h = *next;
+    // A file end completes a file, a pass end reports what arrived: both
+    // count on every block before them being written.
+    if (h.type != FrameType::kData) DrainWrites();
     switch (h.type) {
       case FrameType::kData:
         ReceiveData(h, state);
@@ -75,8 +81,19 @@ void StreamReceiver::ReceiveData(const FrameHeader& h, TransferState& state) {
   std::optional<std::uint64_t> raw_checksum;
   // Clear and uncompressed, the checksum is that of the bytes on disk; else the writer makes it.
   if (!compressed && !frames_.sealed()) raw_checksum = h.checksum;
-  writer_.Write(h.file_id, h.offset, std::move(buffer), h.raw_length, raw_checksum);
-  state.arriving.store(&files_.entries()[h.file_id], std::memory_order_relaxed);
+  WriteBlock(h, std::move(buffer), raw_checksum);
+  state.arriving.store(h.file_id, std::memory_order_release);
+}
+
+void StreamReceiver::WriteBlock(const FrameHeader& h, BufferRef buffer,
+                                std::optional<std::uint64_t> checksum) {
+  if (!behind_) {
+    writer_.Write(h.file_id, h.offset, std::move(buffer), h.raw_length, checksum);
+    return;
+  }
+  behind_->Submit([this, id = h.file_id, offset = h.offset, buffer = std::move(buffer),
+                   length = h.raw_length,
+                   checksum] { writer_.Write(id, offset, buffer, length, checksum); });
 }
 
 void StreamReceiver::ReceiveSame(const FrameHeader& h) {

@@ -3,10 +3,12 @@
 /// header against the file list before reading the payload, opens the sealed
 /// payload (or checks a clear one's checksum), inflates a compressed block, and hands blocks to the
 /// BlockWriter, file ends to SinkFiles and pass ends to the session. Runs on
-/// the stream's receiver thread; owns nothing the other threads see.
+/// the stream's receiver thread, with block writes behind it on threads of
+/// their own (WriteBehind); owns nothing the other threads see.
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "session/transfer_state.h"
 #include "sink/block_writer.h"
 #include "sink/sink_files.h"
+#include "sink/write_behind.h"
 #include "transport/data_frame.h"
 #include "transport/data_socket.h"
 #include "transport/frame_stream.h"
@@ -40,6 +43,12 @@ class StreamReceiver {
 
  private:
   void ReceiveData(const FrameHeader& h, TransferState& state);
+  /// Writes a checked block, behind the receiver where the writes go to files.
+  void WriteBlock(const FrameHeader& h, BufferRef buffer, std::optional<std::uint64_t> checksum);
+  /// Waits for the write behind, before a frame that counts on it.
+  void DrainWrites() {
+    if (behind_) behind_->Drain();
+  }
   /// A "same" frame: the compared target already holds that block.
   void ReceiveSame(const FrameHeader& h);
   /// The payload of a file-end frame: the source's digest, checked against -E.
@@ -59,6 +68,8 @@ class StreamReceiver {
   const std::string& host_;
   /// A compressed payload lands here and is inflated into the block buffer.
   std::vector<std::uint8_t> scratch_;
+  /// Made by Run where the writes go to files; last, so it stops first.
+  std::unique_ptr<WriteBehind> behind_;
 };
 
 }  // namespace braid
