@@ -1,5 +1,6 @@
 #include "serve/server.h"
 
+#include <malloc.h>
 #include <sys/utsname.h>
 
 #include <chrono>
@@ -14,6 +15,7 @@
 #include "braid/mutex.h"
 #include "proto/control_channel.h"
 #include "proto/list_budget.h"
+#include "session/packed_list.h"
 #include "session/remote_path.h"
 #include "sink/sink_session.h"
 #include "source/source_list.h"
@@ -179,8 +181,8 @@ class Server {
     source_files_.notes.clear();
     for (const auto& w : warnings) channel_.Send(Warning{w});
     FileList chunk;
-    for (const FileEntry& e : source_files_.entries) {
-      chunk.entries.push_back(e);
+    for (std::uint32_t id = 0; id < source_files_.entries.size(); ++id) {
+      chunk.entries.push_back(source_files_.entries.Entry(id));
       if (chunk.entries.size() == kEntriesPerMessage) {
         channel_.Send(chunk);
         chunk.entries.clear();
@@ -191,34 +193,22 @@ class Server {
     channel_.Send(chunk);
   }
 
-  /// Kept as the chunks arrive, and joined once the count is known
-  /// (TakeSinkEntries): a vector grown entry by entry held up to three times
-  /// the list while it moved (a million entries cost 360 MiB at that moment).
+  /// Packed as the chunks arrive (session/packed_list): a chunk's FileEntry
+  /// objects live only until they are packed.
   void AddEntries(FileList&& list) {
     if (!budget_) {
       budget_.emplace(limits_, label_.empty() ? std::string("the agent")
                                               : "the agent (at the sink on " + label_ + ")");
     }
-    for (const auto& e : list.entries) {
-      budget_->Add(e);
-      if (e.id != sink_entry_count_) {
+    // The whole chunk is checked before any of it is kept: a refused list
+    // leaves nothing for a SinkOpen that follows to create.
+    for (std::size_t i = 0; i < list.entries.size(); ++i) {
+      budget_->Add(list.entries[i]);
+      if (list.entries[i].id != sink_list_.size() + i) {
         throw BraidError(ErrorCode::kProtocol, "protocol error: file list out of order");
       }
-      ++sink_entry_count_;
     }
-    list.entries.shrink_to_fit();
-    sink_chunks_.push_back(std::move(list.entries));
-  }
-  /// The whole list in one vector of its exact size, each chunk freed once moved.
-  std::vector<FileEntry> TakeSinkEntries() {
-    std::vector<FileEntry> all;
-    all.reserve(sink_entry_count_);
-    for (std::vector<FileEntry>& chunk : sink_chunks_) {
-      std::move(chunk.begin(), chunk.end(), std::back_inserter(all));
-      std::vector<FileEntry>().swap(chunk);
-    }
-    sink_chunks_.clear();
-    return all;
+    for (const auto& e : list.entries) sink_list_.Add(e);
   }
 
   void StartSource(const SourceStart& start) {
@@ -269,7 +259,12 @@ class Server {
                         open.params.family);
       resolved.listen_address = plan.bind;
     }
-    sink_ = std::make_unique<SinkSession>(TakeSinkEntries(), resolved, label_);
+    // The FileList chunks were decoded into FileEntry vectors of up to 7.5 MiB
+    // each, freed once packed; glibc keeps such freed memory resident for the
+    // next allocation. Given back now, before the session adds its own (the
+    // list's shape check): 6.5 MiB of a million-entry list's 61 MiB peak.
+    ::malloc_trim(0);
+    sink_ = std::make_unique<SinkSession>(std::move(sink_list_), resolved, label_);
     sink_->Advertise(plan.advertise);
     TransferState& state = sink_->state();
     worker_ = std::thread([this, &state] {
@@ -303,9 +298,7 @@ class Server {
       p.bytes = state.bytes.load() + state.same_bytes.load();  // both are done
       p.files_done = state.files_done.load();
       p.streams = state.streams.load();
-      if (const FileEntry* e = state.arriving.load(std::memory_order_relaxed)) {
-        p.current_path = e->path;
-      }
+      if (sink_) p.current_path = sink_->ArrivingPath();
       if (source_) {
         p.stream_samples = source_->StreamSamples();
         p.active_streams = static_cast<std::uint16_t>(source_->active_streams());
@@ -381,8 +374,7 @@ class Server {
   std::optional<ListBudget> budget_;  ///< the sink's count of the list the agent relays
   /// Main thread only: filled by messages, moved into the session before the worker starts.
   SourceList source_files_;
-  std::vector<std::vector<FileEntry>> sink_chunks_;  ///< as source_files_: FileList's entries
-  std::size_t sink_entry_count_ = 0;                 ///< entries in sink_chunks_
+  PackedList sink_list_;  ///< as source_files_: FileList's entries
   /// The pointers are set on the main thread before the worker starts and
   /// not changed while it runs (Handle refuses a second session); the
   /// sessions themselves are thread-safe where the main thread calls them

@@ -26,7 +26,8 @@ class CommitBatcher {
   CommitBatcher(SinkFiles& files, SinkCheckpoints& checkpoints, HashAlgorithm hash, bool force,
                 std::string host);
 
-  /// File `id` is complete; `digest` is that of what was written (-E). Any thread.
+  /// File `id` is complete; `digest` is that of what was written (-E). Any
+  /// thread; waits while the committer is a few batches behind.
   void Push(std::uint32_t id, std::optional<DigestValue> digest);
   /// No more files: Run commits what is queued and returns.
   void Close() { queue_.Close(); }

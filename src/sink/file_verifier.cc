@@ -15,18 +15,18 @@ constexpr std::size_t kHashChunk = 1u << 20;
 /// One file's digest, hashed as its contiguous prefix grows; nullopt once the transfer failed.
 class OneFile {
  public:
-  OneFile(SinkFiles& files, VerifyFeed& feed, const SinkFile& f, HashAlgorithm hash,
+  OneFile(SinkFiles& files, VerifyFeed& feed, std::uint32_t id, HashAlgorithm hash,
           std::uint64_t block_size, const std::string& host, std::vector<std::uint8_t>& chunk)
       : files_(files),
         feed_(feed),
-        f_(f),
+        id_(id),
         digest_(hash),
         block_(block_size),
         host_(host),
         chunk_(chunk) {}
 
   std::optional<DigestValue> Hash(const TransferState& state) {
-    std::uint32_t id = f_.entry.id;
+    const std::uint32_t id = id_;
     for (;;) {
       feed_.SetBusy(false);
       std::optional<std::uint64_t> prefix = files_.WaitForPrefix(id, hashed_);
@@ -47,7 +47,7 @@ class OneFile {
  private:
   /// Hashes what follows `hashed_` (below `prefix`); returns how many bytes.
   std::uint64_t HashNext(std::uint64_t prefix) {
-    if (std::optional<VerifyFeed::Block> b = feed_.Take(f_.entry.id, hashed_)) {
+    if (std::optional<VerifyFeed::Block> b = feed_.Take(id_, hashed_)) {
       // Written from this very buffer, and inside the prefix (it was recorded first).
       digest_.Update(b->buffer->data(), b->length);
       return b->length;
@@ -57,12 +57,12 @@ class OneFile {
         std::min({std::uint64_t{chunk_.size()}, prefix - hashed_, block_ - hashed_ % block_});
     // Asked each time: a compared file is read where it is until its first
     // block of data makes it a partial file.
-    int fd = files_.ReadDescriptor(f_.entry.id);
+    int fd = files_.ReadDescriptor(id_);
     ssize_t got =
         ::pread(fd, chunk_.data(), static_cast<std::size_t>(want), static_cast<off_t>(hashed_));
     if (got <= 0) {
       throw BraidError(ErrorCode::kTargetUnwritable,
-                       DescribeErrno(host_, files_.partial_path(f_), got < 0 ? errno : EIO));
+                       DescribeErrno(host_, files_.partial_path(id_), got < 0 ? errno : EIO));
     }
     digest_.Update(chunk_.data(), static_cast<std::size_t>(got));
     return static_cast<std::uint64_t>(got);
@@ -70,7 +70,7 @@ class OneFile {
 
   SinkFiles& files_;
   VerifyFeed& feed_;
-  const SinkFile& f_;
+  const std::uint32_t id_;
   FileDigest digest_;
   const std::uint64_t block_;
   const std::string& host_;
@@ -84,13 +84,13 @@ void VerifyFiles(SinkFiles& files, VerifyFeed& feed, HashAlgorithm hash, std::ui
                  const std::string& host, const TransferState& state,
                  const std::function<void(std::uint32_t, const DigestValue&)>& verified) {
   std::vector<std::uint8_t> chunk(kHashChunk);
-  for (const auto& f : files.files()) {
-    if (f.entry.kind != FileKind::kRegular && f.entry.kind != FileKind::kStream) continue;
-    if (f.in_place) continue;
+  const PackedList& list = files.list();
+  for (std::uint32_t id = 0; id < list.size(); ++id) {
+    if (!list.carries_data(id) || files.in_place(id)) continue;
     std::optional<DigestValue> digest =
-        OneFile(files, feed, f, hash, block_size, host, chunk).Hash(state);
+        OneFile(files, feed, id, hash, block_size, host, chunk).Hash(state);
     if (!digest) return;
-    verified(f.entry.id, *digest);
+    verified(id, *digest);
   }
   feed.Stop();  // later repair blocks need no hashing: do not hold them up
 }

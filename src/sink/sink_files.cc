@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <map>
+#include <stdexcept>
 
 #include "braid/error.h"
 #include "proto/control_message.h"
@@ -80,9 +81,9 @@ int ReserveSpace(SinkFileSystem& files, int fd, std::uint64_t size, const struct
 
 /// The entry's modification time, as both atime and mtime for utimensat/futimens.
 struct EntryTimes {
-  explicit EntryTimes(const FileEntry& e)
-      : times{{e.mtime_sec, static_cast<long>(e.mtime_nsec)},
-              {e.mtime_sec, static_cast<long>(e.mtime_nsec)}} {}
+  EntryTimes(const PackedList& list, std::uint32_t id)
+      : times{{list.mtime_sec(id), static_cast<long>(list.mtime_nsec(id))},
+              {list.mtime_sec(id), static_cast<long>(list.mtime_nsec(id))}} {}
   timespec times[2];
 };
 
@@ -95,34 +96,91 @@ std::string Parent(const std::string& path) {
 
 }  // namespace
 
-SinkFiles::SinkFiles(std::vector<FileEntry> entries, TargetPlan plan, std::string host,
-                     bool preserve)
-    : SinkFiles(std::move(entries), std::move(plan), std::move(host), preserve,
-                RealSinkFileSystem()) {}
+SinkFiles::SinkFiles(PackedList list, TargetPlan plan, std::string host, bool preserve)
+    : SinkFiles(std::move(list), std::move(plan), std::move(host), preserve, RealSinkFileSystem()) {
+}
 
-SinkFiles::SinkFiles(std::vector<FileEntry> entries, TargetPlan plan, std::string host,
-                     bool preserve, SinkFileSystem& fs)
+SinkFiles::SinkFiles(PackedList list, TargetPlan plan, std::string host, bool preserve,
+                     SinkFileSystem& fs)
     : fs_(fs),
-      entries_(std::move(entries)),
+      list_(std::move(list)),
       plan_(std::move(plan)),
       host_(std::move(host)),
       preserve_(preserve) {
-  files_.reserve(entries_.size());
-  for (const FileEntry& e : entries_) {
+  for (std::uint32_t id = 0; id < list_.size(); ++id) {
     // The decoder rejects these already; a name that leaves the target must
     // never reach a path here, whoever built the list.
-    if (!IsSafeRelativePath(e.path)) Reject("unsafe file name in file list");
-    files_.emplace_back(e);
+    if (!IsSafeRelativePath(list_.path(id))) Reject("unsafe file name in file list");
   }
+  MutexLock lock(mutex_);
+  flags_.assign(list_.size(), 0);
+  in_new_directory_.assign(list_.size(), false);
+}
+
+SinkFile& SinkFiles::InFlight(std::uint32_t id) {
+  std::unique_ptr<SinkFile>& f = in_flight_[id];
+  if (!f) f = std::make_unique<SinkFile>(id);
+  return *f;
+}
+
+SinkFile* SinkFiles::FindInFlight(std::uint32_t id) const {
+  auto it = in_flight_.find(id);
+  return it == in_flight_.end() ? nullptr : it->second.get();
+}
+
+bool SinkFiles::complete(std::uint32_t id) const {
+  MutexLock lock(mutex_);
+  return Has(id, kComplete);
+}
+
+bool SinkFiles::committed(std::uint32_t id) const {
+  MutexLock lock(mutex_);
+  return Has(id, kCommitted);
+}
+
+bool SinkFiles::in_place(std::uint32_t id) const {
+  MutexLock lock(mutex_);
+  return Has(id, kInPlace);
+}
+
+bool SinkFiles::anonymous(std::uint32_t id) const {
+  MutexLock lock(mutex_);
+  return Has(id, kAnonymous);
+}
+
+std::optional<std::uint64_t> SinkFiles::end_size(std::uint32_t id) const {
+  MutexLock lock(mutex_);
+  if (const SinkFile* f = FindInFlight(id)) return f->end_size;
+  if (DoneWith(id)) return list_.file_size(id);
+  return std::nullopt;
+}
+
+std::optional<DigestValue> SinkFiles::source_digest(std::uint32_t id) const {
+  MutexLock lock(mutex_);
+  const SinkFile* f = FindInFlight(id);
+  if (!f || !f->source_digest) return std::nullopt;
+  return *f->source_digest;
+}
+
+std::uint64_t SinkFiles::covered(std::uint32_t id) const {
+  MutexLock lock(mutex_);
+  const SinkFile* f = FindInFlight(id);
+  return f ? f->ranges.covered() : 0;
+}
+
+bool SinkFiles::DoneWith(std::uint32_t id) const {
+  // Not a file an earlier run left in place: data for it was never asked for.
+  return Has(id, kCommitted) && Has(id, kComplete) && !Has(id, kInPlace) &&
+         list_.file_size(id) != kUnknownSize;
 }
 
 void SinkFiles::Fail(const std::string& path, int err) const {
   throw BraidError(ErrorCodeForTargetErrno(err), DescribeErrno(host_, path, err));
 }
 
-void SinkFiles::FailHeld(const SinkFile& f) const {
+void SinkFiles::FailHeld(std::uint32_t id) const {
   throw BraidError(ErrorCode::kTargetUnwritable,
-                   (host_.empty() ? "" : host_ + ":") + final_path(f) +
+                   (host_.empty() ? "" : host_ + ":") + final_path(id) +
                        ": another braid is writing it (an earlier attempt still ending, or a "
                        "second copy to the same target)");
 }
@@ -154,14 +212,20 @@ void SinkFiles::Reject(const std::string& why) {
 
 void SinkFiles::FindNewDirectories() {
   if (plan_.mode == TargetPlan::Mode::kStream) return;
-  std::map<std::string, bool> missing;  ///< directory -> it does not exist
-  for (auto& f : files_) {
-    auto [it, inserted] = missing.try_emplace(Parent(final_path(f)), false);
-    if (inserted) {
+  // Only the last directory is remembered, not every one (a million
+  // directories took a map node and a string each): a list names a
+  // directory's entries together, and nothing is created before Prepare, so
+  // asking again gives the same answer.
+  std::string directory;
+  bool missing = false;
+  for (std::uint32_t id = 0; id < list_.size(); ++id) {
+    std::string parent = Parent(final_path(id));
+    if (id == 0 || parent != directory) {
       struct stat st {};
-      it->second = fs_.Lstat(it->first, &st) != 0 && errno == ENOENT;
+      missing = fs_.Lstat(parent, &st) != 0 && errno == ENOENT;
+      directory = std::move(parent);
     }
-    f.in_new_directory = it->second;
+    in_new_directory_[id] = missing;
   }
 }
 
@@ -171,41 +235,26 @@ void SinkFiles::Prepare(bool force) {
   struct stat st {};
   if (fs_.Stat(root, &st) != 0) Fail(root, errno);
   if (!S_ISDIR(st.st_mode)) Fail(root, ENOTDIR);
-  std::set<std::string> gained;  ///< directories that got a new entry here
-  for (auto& f : files_) {
-    const std::string path = final_path(f);
+  // Directories that got a new entry here; only -y dd syncs them, so only it
+  // collects them (a string each).
+  std::set<std::string> gained;
+  const bool sync_dirs = fsync_ == FsyncPolicy::kDataAndDirs;
+  for (std::uint32_t id = 0; id < list_.size(); ++id) {
+    const std::string path = final_path(id);
     struct stat existing {};
-    bool exists = !f.in_new_directory && fs_.Lstat(path, &existing) == 0;
-    switch (f.entry.kind) {
+    bool exists = !in_new_directory_[id] && fs_.Lstat(path, &existing) == 0;
+    bool made = false;
+    switch (list_.kind(id)) {
       case FileKind::kDirectory:
-        if (exists && S_ISDIR(existing.st_mode)) break;
-        if (exists) Fail(path, EEXIST);
-        // Owner-writable until the end, so the files inside can be created.
-        if (fs_.Mkdir(path, (f.entry.mode & 07777) | 0700) != 0) {
-          Fail(path, errno);
-        }
-        gained.insert(Parent(path));
+        made = PrepareDirectory(id, path, exists ? &existing : nullptr);
         break;
       case FileKind::kSymlink:
-        // A link is replaced by a link (a re-run's own, or one that changed);
-        // another kind of entry only with -f.
-        if (exists && !force && !S_ISLNK(existing.st_mode)) FailExists(path);
-        if (exists && S_ISLNK(existing.st_mode) && LinkReads(path, f.entry.link_target)) {
-          // Already this link: nothing to replace.
-        } else {
-          if (exists && fs_.Unlink(path) != 0) Fail(path, errno);
-          if (fs_.Symlink(f.entry.link_target, path) != 0) Fail(path, errno);
-        }
-        if (preserve_) {
-          if (fs_.IsRoot()) fs_.Lchown(path, f.entry.uid, f.entry.gid);
-          fs_.Utimens(path, EntryTimes(f.entry).times);
-        }
-        f.committed = true;
-        gained.insert(Parent(path));
+        PrepareLink(id, path, exists ? &existing : nullptr, force);
+        made = true;
         break;
       case FileKind::kRegular:
       case FileKind::kStream:
-        if (f.in_place) break;
+        if (in_place(id)) break;
         if (exists && S_ISDIR(existing.st_mode)) Fail(path, EISDIR);
         // A regular file there is the copy the user asked to bring up to date:
         // replaced (as cp, scp and rsync do) by the rename once this one is
@@ -213,8 +262,39 @@ void SinkFiles::Prepare(bool force) {
         if (exists && !force && !S_ISREG(existing.st_mode)) FailExists(path);
         break;
     }
+    if (made && sync_dirs) gained.insert(Parent(path));
   }
-  if (fsync_ == FsyncPolicy::kDataAndDirs) SyncEach(gained);
+  if (sync_dirs) SyncEach(gained);
+}
+
+bool SinkFiles::PrepareDirectory(std::uint32_t id, const std::string& path,
+                                 const struct stat* existing) {
+  if (existing && S_ISDIR(existing->st_mode)) return false;
+  if (existing) Fail(path, EEXIST);
+  // Owner-writable until the end, so the files inside can be created.
+  if (fs_.Mkdir(path, (list_.mode(id) & 07777) | 0700) != 0) Fail(path, errno);
+  if (path == plan_.base) MarkTreeRoot(std::string(list_.path(id)));
+  return true;
+}
+
+void SinkFiles::PrepareLink(std::uint32_t id, const std::string& path, const struct stat* existing,
+                            bool force) {
+  const std::string target(list_.link_target(id));
+  // A link is replaced by a link (a re-run's own, or one that changed);
+  // another kind of entry only with -f.
+  if (existing && !force && !S_ISLNK(existing->st_mode)) FailExists(path);
+  if (existing && S_ISLNK(existing->st_mode) && LinkReads(path, target)) {
+    // Already this link: nothing to replace.
+  } else {
+    if (existing && fs_.Unlink(path) != 0) Fail(path, errno);
+    if (fs_.Symlink(target, path) != 0) Fail(path, errno);
+  }
+  if (preserve_) {
+    if (fs_.IsRoot()) fs_.Lchown(path, list_.uid(id), list_.gid(id));
+    fs_.Utimens(path, EntryTimes(list_, id).times);
+  }
+  MutexLock lock(mutex_);
+  Set(id, kCommitted);
 }
 
 void SinkFiles::SyncEach(const std::set<std::string>& directories) const {
@@ -228,36 +308,40 @@ void SinkFiles::SyncEach(const std::set<std::string>& directories) const {
 void SinkFiles::SyncDirectories(const std::vector<std::uint32_t>& ids) {
   if (fsync_ != FsyncPolicy::kDataAndDirs || plan_.mode == TargetPlan::Mode::kStream) return;
   std::set<std::string> parents;
-  for (std::uint32_t id : ids) parents.insert(Parent(final_path(files_[id])));
+  for (std::uint32_t id : ids) parents.insert(Parent(final_path(id)));
   SyncEach(parents);
 }
 
+void SinkFiles::CheckDataFile(std::uint32_t id) const {
+  if (id >= list_.size()) Reject("data for a file that is not in the file list");
+  if (!list_.carries_data(id)) Reject("data for a directory or link");
+}
+
 SinkFile& SinkFiles::Lookup(std::uint32_t id) {
-  if (id >= files_.size()) Reject("data for a file that is not in the file list");
-  SinkFile& f = files_[id];
-  if (f.entry.kind != FileKind::kRegular && f.entry.kind != FileKind::kStream) {
-    Reject("data for a directory or link");
-  }
-  return f;
+  CheckDataFile(id);
+  return InFlight(id);
 }
 
 void SinkFiles::CheckBlock(std::uint32_t id, std::uint64_t offset, std::uint32_t length) {
   MutexLock lock(mutex_);
-  SinkFile& f = Lookup(id);
+  CheckDataFile(id);
   std::uint64_t end = offset + length;
-  if (f.entry.size != kUnknownSize && end > f.entry.size) Reject("block past the announced size");
-  if (f.end_size && end > *f.end_size) Reject("block past the file's end");
+  const std::uint64_t size = list_.file_size(id);
+  if (size != kUnknownSize && end > size) Reject("block past the announced size");
+  const SinkFile* f = FindInFlight(id);
+  if (f && f->end_size && end > *f->end_size) Reject("block past the file's end");
 }
 
 bool SinkFiles::OpenAnonymous(SinkFile& f) {
-  if (!anonymous_ok_ || f.resumed || !f.in_new_directory || f.entry.size == kUnknownSize ||
-      f.entry.size > kAnonymousMaxSize) {
+  const std::uint64_t size = list_.file_size(f.id);
+  if (!anonymous_ok_ || Has(f.id, kResumed) || !in_new_directory_[f.id] || size == kUnknownSize ||
+      size > kAnonymousMaxSize) {
     return false;
   }
   // Nameless, it may carry its final mode from the start.
-  f.fd.Reset(fs_.Open(Parent(final_path(f)), O_TMPFILE | O_RDWR | O_CLOEXEC, ModeFor(f.entry)));
+  f.fd.Reset(fs_.Open(Parent(final_path(f.id)), O_TMPFILE | O_RDWR | O_CLOEXEC, ModeFor(f.id)));
   if (f.fd.valid()) {
-    f.anonymous = true;
+    Set(f.id, kAnonymous);
     return true;
   }
   // A file system without O_TMPFILE (or its directory) answers one of these;
@@ -266,7 +350,7 @@ bool SinkFiles::OpenAnonymous(SinkFile& f) {
     anonymous_ok_ = false;
     return false;
   }
-  Fail(final_path(f), errno);
+  Fail(final_path(f.id), errno);
 }
 
 bool SinkFiles::LinkDescriptor(int fd, const std::string& path) {
@@ -281,7 +365,7 @@ bool SinkFiles::LinkDescriptor(int fd, const std::string& path) {
 }
 
 bool SinkFiles::LinkAnonymous(SinkFile& f, bool force) {
-  const std::string final = final_path(f);
+  const std::string final = final_path(f.id);
   if (LinkDescriptor(f.fd.get(), final)) return true;
   int err = errno;
   if (err == EEXIST && (force || IsRegularFile(final))) {
@@ -296,13 +380,14 @@ bool SinkFiles::LinkAnonymous(SinkFile& f, bool force) {
 
 int SinkFiles::OpenLocked(SinkFile& f) {
   if (f.fd.valid()) return f.fd.get();
-  if (!f.basis && OpenAnonymous(f)) return f.fd.get();
-  const std::string partial = partial_path(f);
-  f.fd.Reset(OpenAndLockPartial(fs_, partial, /*truncate=*/!f.resumed));
-  if (!f.fd.valid() && errno == EWOULDBLOCK) FailHeld(f);
+  if (!Has(f.id, kBasis) && OpenAnonymous(f)) return f.fd.get();
+  const std::string partial = partial_path(f.id);
+  const bool resumed = Has(f.id, kResumed);
+  f.fd.Reset(OpenAndLockPartial(fs_, partial, /*truncate=*/!resumed));
+  if (!f.fd.valid() && errno == EWOULDBLOCK) FailHeld(f.id);
   if (!f.fd.valid()) Fail(partial, errno);
-  if (f.basis) CopyBasis(f);
-  std::uint64_t size = f.entry.size;
+  if (Has(f.id, kBasis)) CopyBasis(f);
+  std::uint64_t size = list_.file_size(f.id);
   if (size != kUnknownSize && size >= kReserveMinSize) {
     struct statfs fs {};
     bool on_tmpfs = fs_.Fstatfs(f.fd.get(), &fs) == 0 && fs.f_type == TMPFS_MAGIC;
@@ -311,7 +396,7 @@ int SinkFiles::OpenLocked(SinkFile& f) {
     int err = ReserveSpace(fs_, f.fd.get(), size, fs, on_tmpfs);
     if (err == ENOSPC || err == EDQUOT) {
       // Kept data stays for a re-run with more room; a new file goes.
-      if (!f.resumed) fs_.Unlink(partial);
+      if (!resumed) fs_.Unlink(partial);
       f.fd.Reset();
       Fail(partial, err);
     }
@@ -324,24 +409,25 @@ void SinkFiles::CopyBasis(SinkFile& f) {
   // Under the lock, so no block lands before the copy is whole; a copy in
   // the kernel (copy_file_range) of a version already in the page cache.
   constexpr std::uint64_t kCopyPiece = 1u << 30;
-  int from = BasisDescriptor(f);
-  for (std::uint64_t at = 0; at < f.entry.size;) {
-    auto want = static_cast<std::size_t>(std::min(f.entry.size - at, kCopyPiece));
+  int from = BasisDescriptor(f.id);
+  const std::uint64_t size = list_.file_size(f.id);
+  for (std::uint64_t at = 0; at < size;) {
+    auto want = static_cast<std::size_t>(std::min(size - at, kCopyPiece));
     ssize_t n = fs_.CopyRange(from, f.fd.get(), static_cast<off_t>(at), want);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) Fail(partial_path(f), errno);
+    if (n < 0) Fail(partial_path(f.id), errno);
     if (n == 0) break;  // the version there is shorter: the rest arrives as data
     at += static_cast<std::uint64_t>(n);
   }
   // From here on the partial file is read instead: a tree of changed files
   // must not hold a descriptor for each until the end.
-  bases_[f.entry.id].fd.Reset();
+  bases_[f.id].fd.Reset();
 }
 
-int SinkFiles::BasisDescriptor(const SinkFile& f) {
-  Basis& basis = bases_[f.entry.id];
+int SinkFiles::BasisDescriptor(std::uint32_t id) {
+  Basis& basis = bases_[id];
   if (!basis.fd.valid()) {
-    const std::string final = final_path(f);
+    const std::string final = final_path(id);
     basis.fd.Reset(fs_.Open(final, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0));
     if (!basis.fd.valid()) Fail(final, errno);
   }
@@ -350,9 +436,9 @@ int SinkFiles::BasisDescriptor(const SinkFile& f) {
 
 void SinkFiles::OpenDirect(SinkFile& f, bool on_tmpfs) {
   // tmpfs is the page cache.
-  if (on_tmpfs || f.entry.size < kDirectMinSize) return;
+  if (on_tmpfs || list_.file_size(f.id) < kDirectMinSize) return;
   // Best effort: a file system without O_DIRECT gets every block buffered.
-  f.direct_fd.Reset(fs_.Open(partial_path(f), O_WRONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC, 0));
+  f.direct_fd.Reset(fs_.Open(partial_path(f.id), O_WRONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC, 0));
 }
 
 int SinkFiles::WriteAt(SinkFileSystem& fs, int fd, const std::uint8_t* data, std::uint32_t length,
@@ -379,11 +465,11 @@ int SinkFiles::OpenPartial(std::uint32_t id) {
 int SinkFiles::OpenPartialForResume(std::uint32_t id) {
   MutexLock lock(mutex_);
   SinkFile& f = Lookup(id);
-  f.resumed = true;
+  Set(id, kResumed);
   return OpenLocked(f);
 }
 
-void SinkFiles::StartWriteback(const SinkFile& f, int fd, std::uint64_t offset,
+void SinkFiles::StartWriteback(std::uint32_t id, int fd, std::uint64_t offset,
                                std::uint32_t length) const {
   // -y none leaves the page cache to the kernel, as the peers do. Otherwise
   // the block goes to the disk now, while later blocks still arrive, instead
@@ -393,7 +479,8 @@ void SinkFiles::StartWriteback(const SinkFile& f, int fd, std::uint64_t offset,
   // Small files are left to their batch's syncfs, which writes them out
   // together: one IO each as they arrive made a tree of 4 KiB files slower.
   if (fsync_ == FsyncPolicy::kNone) return;
-  if (f.entry.size != kUnknownSize && f.entry.size < kWritebackMinSize) return;
+  const std::uint64_t size = list_.file_size(id);
+  if (size != kUnknownSize && size < kWritebackMinSize) return;
   fs_.StartWriteback(fd, static_cast<off_t>(offset), length);
 }
 
@@ -417,25 +504,30 @@ bool SinkFiles::WriteBlock(std::uint32_t id, std::uint64_t offset, const std::ui
   int direct_fd = -1;
   {
     MutexLock lock(mutex_);
+    if (id < list_.size() && DoneWith(id)) return false;  // all there, and its state gone
     SinkFile& f = Lookup(id);
     if (f.ranges.Contains(offset, offset + length)) return false;
-    if (f.complete) Reject("data after the file was complete");
+    if (Has(id, kComplete)) Reject("data after the file was complete");
     fd = OpenLocked(f);
     if (f.direct_fd.valid() && DirectAligned(data, offset, length)) direct_fd = f.direct_fd.get();
     ++f.writes_in_flight;
   }
   int err = WriteThrough(id, fd, direct_fd, data, length, offset);
   MutexLock lock(mutex_);
-  SinkFile& f = files_[id];
+  // Still there: Commit erases a file's state only once no write is under way.
+  SinkFile& f = *FindInFlight(id);
   if (--f.writes_in_flight == 0) cv_.notify_all();
-  if (err != 0) Fail(WorkingPath(f), err);
+  if (err != 0) Fail(Has(id, kAnonymous) ? final_path(id) : partial_path(id), err);
   lock.Unlock();
-  if (direct_fd < 0) StartWriteback(f, fd, offset, length);
+  if (direct_fd < 0) StartWriteback(id, fd, offset, length);
   lock.Lock();
-  bytes_ += f.ranges.Add(offset, offset + length);
-  bool now_complete = MarkIfComplete(f);
+  // A block that came twice at once may find the file committed by the other.
+  SinkFile* now = FindInFlight(id);
+  if (!now) return true;
+  bytes_ += now->ranges.Add(offset, offset + length);
+  bool now_complete = MarkIfComplete(*now);
   lock.Unlock();
-  Announce(f.entry.id, now_complete);
+  Announce(id, now_complete);
   return true;
 }
 
@@ -445,11 +537,17 @@ void SinkFiles::RecordStreamed(std::uint32_t id, std::uint64_t offset, std::uint
   bytes_ += f.ranges.Add(offset, offset + length);
   bool now_complete = MarkIfComplete(f);
   lock.Unlock();
-  Announce(f.entry.id, now_complete);
+  Announce(id, now_complete);
 }
 
 void SinkFiles::EndFile(std::uint32_t id, std::uint64_t size, std::optional<DigestValue> digest) {
   MutexLock lock(mutex_);
+  const std::uint64_t announced = id < list_.size() ? list_.file_size(id) : 0;
+  if (id < list_.size() && DoneWith(id)) {
+    // Its end asked for again after a lost stream; the digest was compared at its commit.
+    if (size == announced) return;
+    Reject("a file ended twice");
+  }
   SinkFile& f = Lookup(id);
   if (f.end_size) {
     // A file end asked for again after a lost stream may arrive twice.
@@ -458,7 +556,7 @@ void SinkFiles::EndFile(std::uint32_t id, std::uint64_t size, std::optional<Dige
     if (*f.end_size == size && same_digest) return;
     Reject("a file ended twice");
   }
-  if (f.entry.size != kUnknownSize && size != f.entry.size) {
+  if (announced != kUnknownSize && size != announced) {
     Reject("file end disagrees with the announced size");
   }
   if (f.ranges.MaxEnd() > size) Reject("file end before data already received");
@@ -466,7 +564,7 @@ void SinkFiles::EndFile(std::uint32_t id, std::uint64_t size, std::optional<Dige
   if (digest) f.source_digest = std::make_unique<const DigestValue>(*digest);
   bool now_complete = MarkIfComplete(f);
   lock.Unlock();
-  Announce(f.entry.id, now_complete);
+  Announce(id, now_complete);
 }
 
 void SinkFiles::AwaitWrites(SinkFile& f, MutexLock& lock) {
@@ -476,8 +574,8 @@ void SinkFiles::AwaitWrites(SinkFile& f, MutexLock& lock) {
 }
 
 bool SinkFiles::MarkIfComplete(SinkFile& f) {
-  bool now_complete = !f.complete && f.end_size && f.ranges.covered() == *f.end_size;
-  if (now_complete) f.complete = true;
+  bool now_complete = !Has(f.id, kComplete) && f.end_size && f.ranges.covered() == *f.end_size;
+  if (now_complete) Set(f.id, kComplete);
   return now_complete;
 }
 
@@ -488,85 +586,116 @@ void SinkFiles::Announce(std::uint32_t id, bool now_complete) {
 
 std::optional<std::uint64_t> SinkFiles::WaitForPrefix(std::uint32_t id, std::uint64_t have) {
   MutexLock lock(mutex_);
-  SinkFile& f = files_[id];
-  while (!aborted_ && !f.complete && f.ranges.ContiguousPrefix() <= have) cv_.wait(lock.native());
+  while (!aborted_ && !Has(id, kComplete) && PrefixLocked(id) <= have) cv_.wait(lock.native());
   if (aborted_) return std::nullopt;
-  return f.ranges.ContiguousPrefix();
+  return PrefixLocked(id);
+}
+
+std::uint64_t SinkFiles::PrefixLocked(std::uint32_t id) const {
+  if (const SinkFile* f = FindInFlight(id)) return f->ranges.ContiguousPrefix();
+  return DoneWith(id) ? list_.file_size(id) : 0;
 }
 
 void SinkFiles::Commit(std::uint32_t id, bool force) {
-  SinkFile& f = files_[id];
   if (plan_.mode == TargetPlan::Mode::kStream) {
-    f.committed = true;
+    MutexLock lock(mutex_);
+    Set(id, kCommitted);
     return;
   }
+  SinkFile* f;
   {
     MutexLock lock(mutex_);
-    if (UnchangedLocked(f)) {
-      CommitUnchanged(f);
+    if (UnchangedLocked(id)) {
+      CommitUnchanged(id);
       return;
     }
+    OpenLocked(Lookup(id));  // a zero-byte file was never opened by a block
+    // Only this thread erases a file's state, so it stays while the lock is let go.
+    f = FindInFlight(id);
   }
-  int fd = OpenPartial(id);  // a zero-byte file was never opened by a block
-  const std::string path = WorkingPath(f);
+  const int fd = f->fd.get();
+  const std::string path = WorkingPath(id);
+  const bool is_anonymous = anonymous(id);
   // Owner first: chown clears set-id bits, so the mode goes on after it.
-  if (preserve_ && fs_.IsRoot() && fs_.Fchown(fd, f.entry.uid, f.entry.gid) != 0) {
+  if (preserve_ && fs_.IsRoot() && fs_.Fchown(fd, list_.uid(id), list_.gid(id)) != 0) {
     Fail(path, errno);
   }
   // An anonymous file was created with its mode, and chown did not run to clear bits.
-  if ((preserve_ || !f.anonymous) && fs_.Fchmod(fd, ModeFor(f.entry)) != 0) Fail(path, errno);
+  if ((preserve_ || !is_anonymous) && fs_.Fchmod(fd, ModeFor(id)) != 0) Fail(path, errno);
   if (preserve_) {
-    if (fs_.Futimens(fd, EntryTimes(f.entry).times) != 0) Fail(path, errno);
+    if (fs_.Futimens(fd, EntryTimes(list_, id).times) != 0) Fail(path, errno);
   }
-  bool linked = f.anonymous && LinkAnonymous(f, force);
+  PutInPlace(*f, force);
+  MutexLock lock(mutex_);
+  bases_.erase(id);
+  Set(id, kCommitted);
+  // A stream's end bounds what is sent again; every other file's size says it.
+  if (list_.file_size(id) != kUnknownSize) in_flight_.erase(id);
+}
+
+void SinkFiles::PutInPlace(SinkFile& f, bool force) {
+  bool linked = anonymous(f.id) && LinkAnonymous(f, force);
   {
     MutexLock lock(mutex_);
     AwaitWrites(f, lock);
     f.direct_fd.Reset();
     f.fd.Reset();
   }
-  if (!linked) {
-    const std::string final = final_path(f);
-    const std::string partial = PartialPath(final);
-    int rc = fs_.Rename(partial, final, /*no_replace=*/!force);
-    // A regular file that took the name meanwhile is replaced as one there
-    // at the start would be (Prepare); anything else needs -f.
-    if (rc != 0 && errno == EEXIST && IsRegularFile(final)) {
-      rc = fs_.Rename(partial, final, /*no_replace=*/false);
-    }
-    if (rc != 0 && errno == EEXIST) FailExists(final);
-    if (rc != 0) Fail(final, errno);
+  if (linked) return;
+  const std::string final = final_path(f.id);
+  const std::string partial = PartialPath(final);
+  int rc = fs_.Rename(partial, final, /*no_replace=*/!force);
+  // A regular file that took the name meanwhile is replaced as one there
+  // at the start would be (Prepare); anything else needs -f.
+  if (rc != 0 && errno == EEXIST && IsRegularFile(final)) {
+    rc = fs_.Rename(partial, final, /*no_replace=*/false);
   }
-  MutexLock lock(mutex_);
-  bases_.erase(id);
-  f.committed = true;
+  if (rc != 0 && errno == EEXIST) FailExists(final);
+  if (rc != 0) Fail(final, errno);
 }
 
-void SinkFiles::CommitUnchanged(SinkFile& f) {
+void SinkFiles::CommitUnchanged(std::uint32_t id) {
   if (preserve_) {
-    int fd = BasisDescriptor(f);
-    const std::string path = final_path(f);
-    if (fs_.IsRoot() && fs_.Fchown(fd, f.entry.uid, f.entry.gid) != 0) Fail(path, errno);
-    if (fs_.Fchmod(fd, ModeFor(f.entry)) != 0) Fail(path, errno);
-    if (fs_.Futimens(fd, EntryTimes(f.entry).times) != 0) Fail(path, errno);
+    int fd = BasisDescriptor(id);
+    const std::string path = final_path(id);
+    if (fs_.IsRoot() && fs_.Fchown(fd, list_.uid(id), list_.gid(id)) != 0) Fail(path, errno);
+    if (fs_.Fchmod(fd, ModeFor(id)) != 0) Fail(path, errno);
+    if (fs_.Futimens(fd, EntryTimes(list_, id).times) != 0) Fail(path, errno);
   }
-  bases_.erase(f.entry.id);
-  f.committed = true;
+  bases_.erase(id);
+  Set(id, kCommitted);
+  if (list_.file_size(id) != kUnknownSize) in_flight_.erase(id);
 }
 
-mode_t SinkFiles::ModeFor(const FileEntry& entry) const {
+mode_t SinkFiles::ModeFor(std::uint32_t id) const {
   static const mode_t kUmask = CurrentUmask();
-  return preserve_ ? (entry.mode & 07777) : (entry.mode & 0777 & ~kUmask);
+  const mode_t mode = list_.mode(id);
+  return preserve_ ? (mode & 07777) : (mode & 0777 & ~kUmask);
+}
+
+void SinkFiles::MarkTreeRoot(const std::string& name) {
+  const std::string mark = TreeRootMarkPath(plan_.base);
+  // A mark left by another copy that was made into a target since removed.
+  if (fs_.Symlink(name, mark) != 0 && errno == EEXIST && fs_.Unlink(mark) == 0) {
+    fs_.Symlink(name, mark);
+  }
+  // Without the mark a re-run copies the tree into this directory instead of
+  // resuming it: worse, but not wrong, so a failure here is not the copy's.
 }
 
 void SinkFiles::FinishDirectories() {
+  // The tree is complete: the same command again copies it into the target, as cp does.
+  if (plan_.mode == TargetPlan::Mode::kAsTarget && list_.size() > 0 &&
+      list_.kind(0) == FileKind::kDirectory) {
+    fs_.Unlink(TreeRootMarkPath(plan_.base));
+  }
   // Deepest first, so setting a parent's time is not undone by its children.
-  for (auto it = files_.rbegin(); it != files_.rend(); ++it) {
-    if (it->entry.kind != FileKind::kDirectory) continue;
-    const std::string path = final_path(*it);
-    if (preserve_ && fs_.IsRoot()) fs_.Chown(path, it->entry.uid, it->entry.gid);
-    fs_.Chmod(path, ModeFor(it->entry));
-    if (preserve_) fs_.Utimens(path, EntryTimes(it->entry).times);
+  for (std::uint32_t id = static_cast<std::uint32_t>(list_.size()); id-- > 0;) {
+    if (list_.kind(id) != FileKind::kDirectory) continue;
+    const std::string path = final_path(id);
+    if (preserve_ && fs_.IsRoot()) fs_.Chown(path, list_.uid(id), list_.gid(id));
+    fs_.Chmod(path, ModeFor(id));
+    if (preserve_) fs_.Utimens(path, EntryTimes(list_, id).times);
   }
 }
 
@@ -580,7 +709,7 @@ void SinkFiles::MakeDurable(const std::vector<std::uint32_t>& all) {
   if (ids.empty()) return;
   if (ids.size() == 1) {
     int fd = OpenPartial(ids.front());
-    if (fs_.Fdatasync(fd) != 0) Fail(WorkingPath(files_[ids.front()]), errno);
+    if (fs_.Fdatasync(fd) != 0) Fail(WorkingPath(ids.front()), errno);
     return;
   }
   // One syncfs per file system in the batch (a tree may cross a mount point).
@@ -588,89 +717,100 @@ void SinkFiles::MakeDurable(const std::vector<std::uint32_t>& all) {
   for (std::uint32_t id : ids) {
     int fd = OpenPartial(id);
     struct stat st {};
-    if (fs_.Fstat(fd, &st) != 0) Fail(WorkingPath(files_[id]), errno);
+    if (fs_.Fstat(fd, &st) != 0) Fail(WorkingPath(id), errno);
     if (!synced.insert(st.st_dev).second) continue;
-    if (fs_.Syncfs(fd) != 0) Fail(WorkingPath(files_[id]), errno);
+    if (fs_.Syncfs(fd) != 0) Fail(WorkingPath(id), errno);
   }
 }
 
 void SinkFiles::RemovePartials(const std::function<bool(std::uint32_t)>& keep) {
   if (plan_.mode == TargetPlan::Mode::kStream) return;
   MutexLock lock(mutex_);
-  for (auto& f : files_) {
-    if (f.committed || f.entry.kind == FileKind::kDirectory || f.entry.kind == FileKind::kSymlink) {
+  for (std::uint32_t id = 0; id < list_.size(); ++id) {
+    if (!list_.carries_data(id)) continue;
+    SinkFile* f = FindInFlight(id);
+    if (f) AwaitWrites(*f, lock);
+    // The wait let the lock go: look again.
+    if (Has(id, kCommitted)) continue;
+    f = FindInFlight(id);
+    if (Has(id, kAnonymous)) {  // nothing on disk has its name: closing discards it
+      if (f) f->fd.Reset();
       continue;
     }
-    AwaitWrites(f, lock);
-    if (f.anonymous) {  // nothing on disk has its name: closing discards it
-      f.fd.Reset();
+    if (keep && keep(id)) {
+      if (f) f->direct_fd.Reset();
+      if (f) f->fd.Reset();
       continue;
     }
-    if (keep && keep(f.entry.id)) {
-      f.direct_fd.Reset();
-      f.fd.Reset();
-      continue;
-    }
-    if (f.fd.valid() || fs_.Access(partial_path(f)) == 0) {
+    const bool open = f && f->fd.valid();
+    if (open || fs_.Access(partial_path(id)) == 0) {
       // The name goes while the lock is still held (partial_lock.h): a sink
       // waiting for it must not find it, lock it, and then lose it to us.
-      fs_.Unlink(partial_path(f));
-      f.direct_fd.Reset();
-      f.fd.Reset();
+      fs_.Unlink(partial_path(id));
+      if (f) f->direct_fd.Reset();
+      if (f) f->fd.Reset();
     }
   }
 }
 
 void SinkFiles::MarkInPlace(std::uint32_t id) {
   MutexLock lock(mutex_);
-  SinkFile& f = Lookup(id);
-  f.in_place = f.complete = f.committed = true;
+  CheckDataFile(id);
+  Set(id, kInPlace);
+  Set(id, kComplete);
+  Set(id, kCommitted);
 }
 
 void SinkFiles::SetKept(std::uint32_t id, RangeSet kept) {
   MutexLock lock(mutex_);
   SinkFile& f = Lookup(id);
   f.ranges = std::move(kept);
-  f.resumed = true;
+  Set(id, kResumed);
 }
 
 void SinkFiles::MarkCompared(std::uint32_t id, std::uint64_t size) {
   MutexLock lock(mutex_);
-  Lookup(id).basis = true;
+  CheckDataFile(id);
+  Set(id, kBasis);
   bases_[id].size = size;
 }
 
 void SinkFiles::RecordSame(std::uint32_t id, std::uint64_t offset, std::uint32_t length) {
   CheckBlock(id, offset, length);
   MutexLock lock(mutex_);
-  SinkFile& f = Lookup(id);
+  CheckDataFile(id);
   auto basis = bases_.find(id);
-  if (!f.basis || basis == bases_.end()) Reject("a same-block frame for a file not compared");
+  if (!Has(id, kBasis) || basis == bases_.end()) {
+    Reject("a same-block frame for a file not compared");
+  }
   if (offset + length > basis->second.size) Reject("a same-block frame past the target's version");
+  SinkFile& f = InFlight(id);
   if (f.ranges.Contains(offset, offset + length)) return;
-  if (f.complete) Reject("data after the file was complete");
+  if (Has(id, kComplete)) Reject("data after the file was complete");
   bytes_ += f.ranges.Add(offset, offset + length);
   bool now_complete = MarkIfComplete(f);
   lock.Unlock();
   Announce(id, now_complete);
 }
 
-bool SinkFiles::UnchangedLocked(const SinkFile& f) const {
-  if (!f.basis || f.fd.valid()) return false;
-  auto basis = bases_.find(f.entry.id);
+bool SinkFiles::UnchangedLocked(std::uint32_t id) const {
+  const SinkFile* f = FindInFlight(id);
+  if (!Has(id, kBasis) || (f && f->fd.valid())) return false;
+  auto basis = bases_.find(id);
   // A version of another size needs a partial file even if every block matched.
-  return basis != bases_.end() && basis->second.size == f.entry.size;
+  return basis != bases_.end() && basis->second.size == list_.file_size(id);
 }
 
 bool SinkFiles::Unchanged(std::uint32_t id) const {
   MutexLock lock(mutex_);
-  return UnchangedLocked(files_.at(id));
+  if (id >= list_.size()) throw std::out_of_range("SinkFiles::Unchanged: no such file");
+  return UnchangedLocked(id);
 }
 
 int SinkFiles::ReadDescriptor(std::uint32_t id) {
   MutexLock lock(mutex_);
   SinkFile& f = Lookup(id);
-  if (f.basis && !f.fd.valid()) return BasisDescriptor(f);
+  if (Has(id, kBasis) && !f.fd.valid()) return BasisDescriptor(id);
   return OpenLocked(f);
 }
 
@@ -678,31 +818,35 @@ void SinkFiles::SyncPartial(std::uint32_t id) {
   int fd;
   {
     MutexLock lock(mutex_);
-    SinkFile& f = Lookup(id);
-    if (!f.fd.valid()) return;
-    fd = f.fd.get();
+    CheckDataFile(id);
+    const SinkFile* f = FindInFlight(id);
+    if (!f || !f->fd.valid()) return;
+    fd = f->fd.get();
   }
-  if (fs_.Fdatasync(fd) != 0) Fail(WorkingPath(files_[id]), errno);
+  if (fs_.Fdatasync(fd) != 0) Fail(WorkingPath(id), errno);
 }
 
 std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>> SinkFiles::Missing(
     std::size_t limit, std::vector<std::uint32_t>& unrepairable) const {
   MutexLock lock(mutex_);
   std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>> out;
-  for (const auto& f : files_) {
-    bool data = f.entry.kind == FileKind::kRegular || f.entry.kind == FileKind::kStream;
-    if (!data || f.complete) continue;
-    if (f.entry.size == kUnknownSize) {
-      unrepairable.push_back(f.entry.id);
+  static const RangeSet kNothing;
+  for (std::uint32_t id = 0; id < list_.size(); ++id) {
+    if (!list_.carries_data(id) || Has(id, kComplete)) continue;
+    const std::uint64_t size = list_.file_size(id);
+    if (size == kUnknownSize) {
+      unrepairable.push_back(id);
       continue;
     }
-    for (const auto& [begin, end] : f.ranges.Gaps(f.entry.size)) {
+    // A file with no state in flight has had nothing: all of it is missing.
+    const SinkFile* f = FindInFlight(id);
+    for (const auto& [begin, end] : (f ? f->ranges : kNothing).Gaps(size)) {
       if (out.size() == limit) return out;
-      out.emplace_back(f.entry.id, begin, end - begin);
+      out.emplace_back(id, begin, end - begin);
     }
-    if (!f.end_size) {
+    if (!f || !f->end_size) {
       if (out.size() == limit) return out;
-      out.emplace_back(f.entry.id, f.entry.size, 0);
+      out.emplace_back(id, size, 0);
     }
   }
   return out;
@@ -722,20 +866,22 @@ std::uint64_t SinkFiles::bytes_received() const {
 }
 
 std::size_t SinkFiles::data_file_count() const {
+  MutexLock lock(mutex_);
   std::size_t n = 0;
-  for (const auto& f : files_) {
-    if (f.in_place) continue;
-    if (f.entry.kind == FileKind::kRegular || f.entry.kind == FileKind::kStream) ++n;
+  for (std::uint32_t id = 0; id < list_.size(); ++id) {
+    if (list_.carries_data(id) && !Has(id, kInPlace)) ++n;
   }
   return n;
 }
 
-std::string SinkFiles::final_path(const SinkFile& f) const { return FinalPath(plan_, f.entry); }
+std::string SinkFiles::final_path(std::uint32_t id) const {
+  return FinalPath(plan_, list_.path(id));
+}
 
-std::string SinkFiles::partial_path(const SinkFile& f) const { return PartialPath(final_path(f)); }
+std::string SinkFiles::partial_path(std::uint32_t id) const { return PartialPath(final_path(id)); }
 
-std::string SinkFiles::WorkingPath(const SinkFile& f) const {
-  return f.anonymous ? final_path(f) : partial_path(f);
+std::string SinkFiles::WorkingPath(std::uint32_t id) const {
+  return anonymous(id) ? final_path(id) : partial_path(id);
 }
 
 }  // namespace braid

@@ -6,6 +6,7 @@
 /// file-system call goes through a SinkFileSystem: the real one, or the fake
 /// tests/unit/sink_files_test.cc checks all of the above against.
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <array>
@@ -19,6 +20,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "braid/file_entry.h"
@@ -26,26 +28,24 @@
 #include "braid/mutex.h"
 #include "braid/unique_fd.h"
 #include "security/crypto/file_digest.h"
+#include "session/packed_list.h"
 #include "session/range_set.h"
 #include "session/target_plan.h"
 #include "sink/sink_file_system.h"
 
 namespace braid {
 
-/// One file of the transfer. `entry` is set in SinkFiles' constructor and
-/// never changes; its paths are computed from it when needed
-/// (SinkFiles::final_path), not kept: a million-entry tree would hold two
-/// strings a file. The rest is SinkFiles::mutex_'s: the
-/// descriptors, `ranges`, the end, `complete`, `committed`, `resumed` and
-/// `anonymous` change only under it (the data written through `fd` is ordered
-/// by `write_mutex` instead). `in_new_directory` and `in_place` are set before
-/// the receiving threads start. Callers of SinkFiles::file() read fields
-/// without the lock only where no receiver can still change them.
+/// What the sink keeps of a file while it is in flight: from its first block,
+/// end or kept data until it is committed. Most of a tree's files are in
+/// flight for a moment, so this is not kept per entry (it was 104 bytes an
+/// entry); what a file needs for the whole copy is a byte of flags
+/// (SinkFiles::flags_). All of it is SinkFiles::mutex_'s, except the data
+/// written through `fd`, which `write_mutexes_` order; a SinkFile is erased
+/// only by Commit, on the committing thread, once no write is under way (a
+/// file of unknown size keeps it: its end bounds the blocks sent again).
 struct SinkFile {
-  explicit SinkFile(const FileEntry& e) : entry(e) {}
-  /// The entry in SinkFiles::entries_, which outlives this; the list is kept
-  /// once, not copied into each file.
-  const FileEntry& entry;
+  explicit SinkFile(std::uint32_t file_id) : id(file_id) {}
+  const std::uint32_t id;
   UniqueFd fd;
   /// The same partial file opened O_DIRECT, for durable copies of large files
   /// (OpenLocked says when); invalid where the file system refuses it.
@@ -58,33 +58,18 @@ struct SinkFile {
   /// From the file end, with -E; on the heap, as most files never have one
   /// (or have it only from their end until they are committed).
   std::unique_ptr<const DigestValue> source_digest;
-  bool complete = false;   ///< every byte and the end are in
-  bool committed = false;  ///< renamed into place
-  bool resumed = false;    ///< the partial file holds kept data: open it without truncating
-  bool in_place = false;   ///< an earlier run completed it: nothing to copy
-  /// Its directory did not exist when the copy began, so nothing can be at its
-  /// final, partial or journal path: the checks for them are skipped (a tree
-  /// of 10,000 small files spent four failed lookups a file on them).
-  bool in_new_directory = false;
-  /// Opened O_TMPFILE: the data has no name until Commit links it in, so there
-  /// is no partial file to create, rename, journal or remove (small files in
-  /// new directories only: nothing to resume there).
-  bool anonymous = false;
-  /// The file under the final name holds an older version, compared block by
-  /// block: blocks the source finds the same arrive as "same" frames. Its
-  /// partial file is made only when a block of data arrives, as a copy of
-  /// that version; a file that gets none is left as it is (SinkFiles::Unchanged).
-  bool basis = false;
 };
 
 class SinkFiles {
  public:
   /// On the process's file system. Throws BraidError(kProtocol) for an entry
   /// whose path is not a safe relative one (absolute, "..", empty components).
-  SinkFiles(std::vector<FileEntry> entries, TargetPlan plan, std::string host, bool preserve);
+  SinkFiles(PackedList list, TargetPlan plan, std::string host, bool preserve);
   /// On `fs` (a fake in tests), which must outlive this.
-  SinkFiles(std::vector<FileEntry> entries, TargetPlan plan, std::string host, bool preserve,
-            SinkFileSystem& fs);
+  SinkFiles(PackedList list, TargetPlan plan, std::string host, bool preserve, SinkFileSystem& fs);
+  SinkFiles(const std::vector<FileEntry>& entries, TargetPlan plan, std::string host, bool preserve,
+            SinkFileSystem& fs)
+      : SinkFiles(PackedList(entries), std::move(plan), std::move(host), preserve, fs) {}
 
   /// -y: what MakeDurable and SyncDirectories wait for (kData unless set).
   void SetFsync(FsyncPolicy policy) { fsync_ = policy; }
@@ -125,7 +110,7 @@ class SinkFiles {
   /// the final name.
   void Commit(std::uint32_t id, bool force);
   /// Gives directories their final mode (and owner and times with -p) once
-  /// everything inside them is written.
+  /// everything inside them is written, and removes the tree-root mark.
   void FinishDirectories();
   /// Removes the partial files of everything not committed, except those
   /// `keep` says to keep (they have a journal, so a re-run resumes them).
@@ -159,14 +144,28 @@ class SinkFiles {
   /// Calls `ready(id)` each time a file becomes complete (from the writing thread).
   void OnComplete(std::function<void(std::uint32_t)> ready) { on_complete_ = std::move(ready); }
 
-  const std::vector<SinkFile>& files() const { return files_; }
-  const std::vector<FileEntry>& entries() const { return entries_; }
+  /// The file list as it was received; never changes.
+  const PackedList& list() const { return list_; }
   /// Where the file goes, and the partial file its data is written to first.
-  std::string final_path(const SinkFile& f) const;
-  std::string final_path(std::uint32_t id) const { return final_path(files_[id]); }
-  std::string partial_path(const SinkFile& f) const;
-  std::string partial_path(std::uint32_t id) const { return partial_path(files_[id]); }
-  SinkFile& file(std::uint32_t id) { return files_[id]; }
+  std::string final_path(std::uint32_t id) const;
+  std::string partial_path(std::uint32_t id) const;
+  /// Every byte and the end are in.
+  bool complete(std::uint32_t id) const;
+  /// Renamed into place (or made in Prepare, for a link).
+  bool committed(std::uint32_t id) const;
+  /// An earlier run completed it: nothing to copy.
+  bool in_place(std::uint32_t id) const;
+  /// Its directory did not exist when the copy began (FindNewDirectories);
+  /// read without a lock, as it is set before any other thread starts.
+  bool in_new_directory(std::uint32_t id) const { return in_new_directory_[id]; }
+  /// Opened nameless (O_TMPFILE): nothing to journal or resume.
+  bool anonymous(std::uint32_t id) const;
+  /// The file's end, once it arrived; the size of a file committed.
+  std::optional<std::uint64_t> end_size(std::uint32_t id) const;
+  /// The source's digest from the file end (-E), until the file is committed.
+  std::optional<DigestValue> source_digest(std::uint32_t id) const;
+  /// Unique bytes of the file received or kept so far (not after its commit).
+  std::uint64_t covered(std::uint32_t id) const;
   std::uint64_t bytes_received() const;
   /// Files that carry data (regular or stream), the ones that get committed.
   std::size_t data_file_count() const;
@@ -178,25 +177,67 @@ class SinkFiles {
   /// Waits until no other sink holds the partial file of `id` (true), or
   /// until `deadline` (false). Call before the receivers start.
   bool AwaitPartialFree(std::uint32_t id, std::chrono::steady_clock::time_point deadline);
-  /// Throws the error for a partial file another sink holds.
-  [[noreturn]] void FailHeld(std::uint32_t id) const { FailHeld(files_[id]); }
+  /// Throws the error for a partial file another sink holds (partial_lock.h).
+  [[noreturn]] void FailHeld(std::uint32_t id) const;
 
  private:
+  /// SinkFiles::flags_'s bits: what a file needs from the list's arrival to the end.
+  enum Flag : std::uint8_t {
+    kComplete = 1,   ///< every byte and the end are in
+    kCommitted = 2,  ///< renamed into place
+    kResumed = 4,    ///< the partial file holds kept data: open it without truncating
+    kInPlace = 8,    ///< an earlier run completed it: nothing to copy
+    /// Opened O_TMPFILE: the data has no name until Commit links it in, so
+    /// there is no partial file to create, rename, journal or remove (small
+    /// files in new directories only: nothing to resume there).
+    kAnonymous = 32,
+    /// The file under the final name holds an older version, compared block by
+    /// block: blocks the source finds the same arrive as "same" frames. Its
+    /// partial file is made only when a block of data arrives, as a copy of
+    /// that version; a file that gets none is left as it is (Unchanged).
+    kBasis = 16,
+  };
+  bool Has(std::uint32_t id, Flag flag) const BRAID_REQUIRES(mutex_) {
+    return (flags_[id] & flag) != 0;
+  }
+  void Set(std::uint32_t id, Flag flag) BRAID_REQUIRES(mutex_) {
+    flags_[id] = static_cast<std::uint8_t>(flags_[id] | flag);
+  }
+  /// The file's state in flight, made when first needed.
+  SinkFile& InFlight(std::uint32_t id) BRAID_REQUIRES(mutex_);
+  /// The file's state in flight, or null when it has none (not begun, or committed).
+  SinkFile* FindInFlight(std::uint32_t id) const BRAID_REQUIRES(mutex_);
+
   [[noreturn]] void Fail(const std::string& path, int err) const;
-  /// Another sink holds the file's partial (partial_lock.h).
-  [[noreturn]] void FailHeld(const SinkFile& f) const;
   /// The name a file's data is written under, for errors: an anonymous file has only its final one.
-  std::string WorkingPath(const SinkFile& f) const;
+  std::string WorkingPath(std::uint32_t id) const;
+  /// Prepare's part for a directory (`existing`: what lstat found there, or
+  /// null); true when it was made.
+  bool PrepareDirectory(std::uint32_t id, const std::string& path, const struct stat* existing);
+  /// Prepare's part for a symbolic link.
+  void PrepareLink(std::uint32_t id, const std::string& path, const struct stat* existing,
+                   bool force);
   /// lstat: a regular file is at `path` (one a copy may replace without -f).
   bool IsRegularFile(const std::string& path) const;
   /// The symbolic link at `path` holds exactly `target`.
   bool LinkReads(const std::string& path, const std::string& target) const;
   /// Something is at `path` already, and -f was not given.
   [[noreturn]] void FailExists(const std::string& path) const;
+  /// Marks the target, just made as the copy of directory `name`, for a
+  /// re-run to resume into (TreeRootMarkPath).
+  void MarkTreeRoot(const std::string& name);
   /// The mode a copy gets: the source's with -p, else the source's less the umask.
-  mode_t ModeFor(const FileEntry& entry) const;
+  mode_t ModeFor(std::uint32_t id) const;
   [[noreturn]] static void Reject(const std::string& why);
-  SinkFile& Lookup(std::uint32_t id);
+  /// Refuses an id past the list or of an entry without data.
+  void CheckDataFile(std::uint32_t id) const;
+  /// CheckDataFile, then the file's state in flight.
+  SinkFile& Lookup(std::uint32_t id) BRAID_REQUIRES(mutex_);
+  /// What a file complete and committed was sent again is known without its
+  /// state: it is all there (a block, or its end, repeated after a lost stream).
+  bool DoneWith(std::uint32_t id) const BRAID_REQUIRES(mutex_);
+  /// The contiguous bytes from the start of file `id` that are in.
+  std::uint64_t PrefixLocked(std::uint32_t id) const BRAID_REQUIRES(mutex_);
   /// Marks `f` complete when its bytes and end are all in; true when that is now.
   bool MarkIfComplete(SinkFile& f) BRAID_REQUIRES(mutex_);
   /// After the lock is let go: wakes the waiters, and calls on_complete_ for a file just completed.
@@ -214,10 +255,12 @@ class SinkFiles {
   /// of the version under the final name.
   void CopyBasis(SinkFile& f) BRAID_REQUIRES(mutex_);
   /// The version under the final name of a compared file, opened to read once.
-  int BasisDescriptor(const SinkFile& f) BRAID_REQUIRES(mutex_);
-  bool UnchangedLocked(const SinkFile& f) const BRAID_REQUIRES(mutex_);
+  int BasisDescriptor(std::uint32_t id) BRAID_REQUIRES(mutex_);
+  bool UnchangedLocked(std::uint32_t id) const BRAID_REQUIRES(mutex_);
   /// Commit of a compared file that stayed unchanged: -p's owner, mode and times on it.
-  void CommitUnchanged(SinkFile& f) BRAID_REQUIRES(mutex_);
+  void CommitUnchanged(std::uint32_t id) BRAID_REQUIRES(mutex_);
+  /// Commit's rename of the partial file (or link of a nameless one) into place.
+  void PutInPlace(SinkFile& f, bool force);
   /// Opens `f.direct_fd` when a large file should bypass the page cache.
   void OpenDirect(SinkFile& f, bool on_tmpfs);
   /// One block through `direct_fd` (if valid) or else `fd`; an errno, or 0.
@@ -229,7 +272,7 @@ class SinkFiles {
   static int WriteAt(SinkFileSystem& fs, int fd, const std::uint8_t* data, std::uint32_t length,
                      std::uint64_t offset, std::uint32_t piece);
   /// Starts writing a just-written block to the disk (d and dd), without waiting.
-  void StartWriteback(const SinkFile& f, int fd, std::uint64_t offset, std::uint32_t length) const;
+  void StartWriteback(std::uint32_t id, int fd, std::uint64_t offset, std::uint32_t length) const;
   /// fsync of each directory named, once each; throws naming the one that fails.
   void SyncEach(const std::set<std::string>& directories) const;
 
@@ -245,11 +288,15 @@ class SinkFiles {
 
   /// Stateless as far as SinkFiles is concerned: any thread may call it.
   SinkFileSystem& fs_;
-  /// Sized in the constructor and never resized, so any thread may index it;
-  /// what guards each element's fields is said at SinkFile.
-  std::vector<SinkFile> files_;
-  /// The file list as it was received, never resized: each SinkFile::entry refers here.
-  const std::vector<FileEntry> entries_;
+  /// The file list as it was received, never changed.
+  const PackedList list_;
+  /// A byte a file (Flag), sized in the constructor and never resized.
+  std::vector<std::uint8_t> flags_ BRAID_GUARDED_BY(mutex_);
+  /// Set by FindNewDirectories before any other thread starts, then only
+  /// read: kept apart from flags_, whose bytes other threads write.
+  std::vector<bool> in_new_directory_;
+  /// The files in flight, by id (SinkFile says when).
+  std::unordered_map<std::uint32_t, std::unique_ptr<SinkFile>> in_flight_ BRAID_GUARDED_BY(mutex_);
   const TargetPlan plan_;  ///< set in the constructor
   const std::string host_;
   const bool preserve_;

@@ -20,17 +20,17 @@ namespace {
 /// How long a re-run waits for an earlier sink to let go of a partial file.
 constexpr std::chrono::seconds kHeldPartialWait{30};
 
-TargetState Inspect(const SinkFiles& files, const SinkFile& f) {
+TargetState Inspect(const SinkFiles& files, std::uint32_t id) {
   TargetState t;
-  if (f.in_new_directory) return t;
+  if (files.in_new_directory(id)) return t;
   struct stat st {};
-  if (::lstat(files.final_path(f).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+  if (::lstat(files.final_path(id).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
     t.final_is_file = true;
     t.final_size = static_cast<std::uint64_t>(st.st_size);
     t.final_mtime_sec = st.st_mtim.tv_sec;
     t.final_mtime_nsec = static_cast<std::uint32_t>(st.st_mtim.tv_nsec);
   }
-  t.partial_exists = ::lstat(files.partial_path(f).c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  t.partial_exists = ::lstat(files.partial_path(id).c_str(), &st) == 0 && S_ISREG(st.st_mode);
   return t;
 }
 
@@ -87,20 +87,20 @@ void AwaitHeldPartial(SinkFiles& files, std::uint32_t id, const std::string& whe
 
 /// Gives file `f` its journal path and loads what an earlier run journaled,
 /// warning about a journal it cannot use.
-std::optional<DecodedJournal> LoadJournal(JournalFiles& journals, const SinkFile& f,
-                                          const std::string& final_path, std::uint32_t block_size,
-                                          const std::string& host,
+std::optional<DecodedJournal> LoadJournal(JournalFiles& journals, const SinkFiles& files,
+                                          std::uint32_t id, const std::string& final_path,
+                                          std::uint32_t block_size, const std::string& host,
                                           const std::function<void(const std::string&)>& warn) {
   // Two records per block (unsynced, then synced), and a few more for blocks
   // sent again.
-  std::uint64_t records = 2 * (f.entry.size / block_size) + 16;
+  std::uint64_t records = 2 * (files.list().file_size(id) / block_size) + 16;
   journals.SetPath(
-      f.entry.id, JournalPath(final_path),
+      id, JournalPath(final_path),
       std::min<std::uint64_t>(kJournalHeaderSize + records * kJournalRecordSize, 64u << 20),
-      /*may_exist=*/!f.in_new_directory);
+      /*may_exist=*/!files.in_new_directory(id));
   std::string why;
   std::optional<DecodedJournal> journal;
-  if (!f.in_new_directory) journal = journals.Load(f.entry.id, &why);
+  if (!files.in_new_directory(id)) journal = journals.Load(id, &why);
   if (!why.empty()) {
     warn(Where(host, JournalPath(final_path)) + ": ignoring the resume journal (" + why + ")");
   }
@@ -178,31 +178,32 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
     }
     return summary;
   }
-  for (const SinkFile& f : files.files()) {
-    if (f.entry.kind != FileKind::kRegular) continue;
-    std::uint32_t id = f.entry.id;
-    const std::string final_path = files.final_path(f);
+  const PackedList& list = files.list();
+  for (std::uint32_t id = 0; id < list.size(); ++id) {
+    if (list.kind(id) != FileKind::kRegular) continue;
     // A small file in a new directory can have no journal and never gets one:
     // it needs no journal path (a tree of a million small files kept one each).
-    if (f.in_new_directory && f.entry.size < kResumeMinSize) continue;
-    const TargetState target = Inspect(files, f);
+    if (files.in_new_directory(id) && list.file_size(id) < kResumeMinSize) continue;
+    const FileEntry entry = list.Entry(id);
+    const std::string final_path = files.final_path(id);
+    const TargetState target = Inspect(files, id);
     if (target.partial_exists) AwaitHeldPartial(files, id, Where(host, final_path), warn);
     std::optional<DecodedJournal> journal =
-        LoadJournal(journals, f, final_path, open.params.block_size, host, warn);
-    ResumeDecision d = DecideResume(f.entry, target, journal, rules);
+        LoadJournal(journals, files, id, final_path, open.params.block_size, host, warn);
+    ResumeDecision d = DecideResume(entry, target, journal, rules);
     if (!d.note.empty()) warn(Where(host, final_path) + ": " + d.note + "; starting it over");
     std::optional<std::vector<BlockHash>> hashes;
     // -o's ordered writer writes every byte of a file: it has no use for hashes.
     if (d.action == ResumeAction::kCompare && !open.params.ordered) {
       // Blocks past the source's end can never match: not read, not sent.
-      hashes = HashTarget(final_path, std::min(target.final_size, f.entry.size),
+      hashes = HashTarget(final_path, std::min(target.final_size, entry.size),
                           open.params.block_size, hashes_total);
     }
     if (d.discard) {
-      ::unlink(files.partial_path(f).c_str());
+      ::unlink(files.partial_path(id).c_str());
       journals.Remove(id);
     }
-    JournalHeader header{IdentityOf(f.entry), open.params.block_size};
+    JournalHeader header{IdentityOf(entry), open.params.block_size};
     switch (d.action) {
       case ResumeAction::kSkip:
         files.MarkInPlace(id);
@@ -223,7 +224,7 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
         }
         [[fallthrough]];
       case ResumeAction::kCopy:
-        if (f.entry.size >= kResumeMinSize) checkpointer.Track(id, header, false, {});
+        if (entry.size >= kResumeMinSize) checkpointer.Track(id, header, false, {});
         break;
     }
   }

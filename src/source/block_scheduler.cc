@@ -5,9 +5,17 @@
 
 namespace braid {
 
-BlockScheduler::BlockScheduler(const std::vector<FileEntry>& files, std::uint32_t block_size,
+BlockScheduler::BlockScheduler(const PackedList& files, std::uint32_t block_size,
                                const std::vector<ResumeEntry>& resume, bool hash_kept)
     : files_(files), block_size_(block_size), resume_(resume), hash_kept_(hash_kept) {}
+
+BlockScheduler::BlockScheduler(const std::vector<FileEntry>& files, std::uint32_t block_size,
+                               const std::vector<ResumeEntry>& resume, bool hash_kept)
+    : owned_(PackedList(files)),
+      files_(*owned_),
+      block_size_(block_size),
+      resume_(resume),
+      hash_kept_(hash_kept) {}
 
 const ResumeEntry* BlockScheduler::ResumeOf(std::uint32_t id) {
   while (resume_cursor_ < resume_.size() && resume_[resume_cursor_].end() <= id) ++resume_cursor_;
@@ -24,17 +32,19 @@ bool BlockScheduler::Kept(const ResumeEntry& r, std::uint64_t begin, std::uint64
 
 std::optional<BlockStep> BlockScheduler::Next() {
   while (file_ < files_.size()) {
-    const FileEntry& f = files_[file_];
+    const auto id = static_cast<std::uint32_t>(file_);
+    const FileKind kind = files_.kind(id);
+    const std::uint64_t size = files_.file_size(id);
     // Only a regular file can resume: a stream is read in order, once.
-    const ResumeEntry* r = f.kind != FileKind::kRegular ? nullptr : ResumeOf(f.id);
-    if (f.kind == FileKind::kDirectory || f.kind == FileKind::kSymlink || (r && r->complete)) {
+    const ResumeEntry* r = kind != FileKind::kRegular ? nullptr : ResumeOf(id);
+    if (kind == FileKind::kDirectory || kind == FileKind::kSymlink || (r && r->complete)) {
       ++file_;
       continue;
     }
-    bool unknown = f.size == kUnknownSize;
-    bool at_end = unknown ? stream_ended_ : offset_ >= f.size;
+    bool unknown = size == kUnknownSize;
+    bool at_end = unknown ? stream_ended_ : offset_ >= size;
     if (at_end) {
-      BlockStep end{BlockStep::Kind::kFileEnd, f.id, offset_, 0};
+      BlockStep end{BlockStep::Kind::kFileEnd, id, offset_, 0};
       ++file_;
       offset_ = 0;
       stream_ended_ = false;
@@ -42,9 +52,9 @@ std::optional<BlockStep> BlockScheduler::Next() {
       last_.reset();
       return end;
     }
-    std::uint64_t left = unknown ? block_size_ : f.size - offset_;
+    std::uint64_t left = unknown ? block_size_ : size - offset_;
     auto length = static_cast<std::uint32_t>(std::min<std::uint64_t>(left, block_size_));
-    BlockStep block{BlockStep::Kind::kBlock, f.id, offset_, length};
+    BlockStep block{BlockStep::Kind::kBlock, id, offset_, length};
     offset_ += length;
     // Only a seekable file can resume; a block partly kept is sent whole.
     if (r && !unknown && Kept(*r, block.offset, block.offset + length)) {

@@ -12,6 +12,7 @@
 
 #include "braid/file_entry.h"
 #include "proto/control_message.h"
+#include "session/packed_list.h"
 
 namespace braid {
 
@@ -31,6 +32,9 @@ class BlockScheduler {
  public:
   /// `resume`: what the sink already has (sorted by id, ranges sorted, as the
   /// control codec guarantees). `hash_kept`: yield kept blocks as kHashOnly.
+  BlockScheduler(const PackedList& files, std::uint32_t block_size,
+                 const std::vector<ResumeEntry>& resume = {}, bool hash_kept = false);
+  /// Over a copy of `files`, packed (tests).
   BlockScheduler(const std::vector<FileEntry>& files, std::uint32_t block_size,
                  const std::vector<ResumeEntry>& resume = {}, bool hash_kept = false);
   /// The next step, or nullopt when every file has ended.
@@ -40,7 +44,9 @@ class BlockScheduler {
   void Delivered(std::uint32_t got);
 
  private:
-  const std::vector<FileEntry>& files_;
+  /// Set only by the constructor that packs a vector; `files_` refers to it then.
+  std::optional<PackedList> owned_;
+  const PackedList& files_;
   bool Kept(const ResumeEntry& r, std::uint64_t begin, std::uint64_t end);
   /// What the sink has of `id` (ids come in increasing order), or nullptr.
   const ResumeEntry* ResumeOf(std::uint32_t id);

@@ -28,37 +28,6 @@ constexpr int kMaxDepth = 512;
 /// A glob's matches named in its -v note; the rest are counted.
 constexpr std::size_t kMatchesNamed = 4;
 
-/// A list built up in chunks and joined once, at its exact size: a vector
-/// grown item by item held three times its size while it moved (a million
-/// entries cost 360 MiB at that moment).
-template <typename T>
-class ChunkedList {
- public:
-  void push_back(T item) {
-    if (chunks_.empty() || chunks_.back().size() == kChunk) chunks_.emplace_back().reserve(kChunk);
-    chunks_.back().push_back(std::move(item));
-    ++size_;
-  }
-  std::size_t size() const { return size_; }
-  /// Everything in one vector, each chunk freed as soon as it is moved.
-  std::vector<T> Take() {
-    std::vector<T> all;
-    all.reserve(size_);
-    for (std::vector<T>& chunk : chunks_) {
-      std::move(chunk.begin(), chunk.end(), std::back_inserter(all));
-      std::vector<T>().swap(chunk);
-    }
-    chunks_.clear();
-    size_ = 0;
-    return all;
-  }
-
- private:
-  static constexpr std::size_t kChunk = 16384;
-  std::vector<std::vector<T>> chunks_;
-  std::size_t size_ = 0;
-};
-
 class ListBuilder {
  public:
   ListBuilder(const SourceListRequest& request, std::vector<std::string>& warnings)
@@ -92,7 +61,7 @@ class ListBuilder {
 
   void AddTop(const std::string& path, std::uint16_t top) {
     list_.top_paths.push_back(path);
-    list_.top_first_ids.push_back(static_cast<std::uint32_t>(entries_.size()));
+    list_.top_first_ids.push_back(static_cast<std::uint32_t>(list_.entries.size()));
     if (path == "-") {
       FileEntry e;
       e.top = top;
@@ -142,8 +111,6 @@ class ListBuilder {
   }
 
   SourceList Take() {
-    list_.entries = entries_.Take();
-    list_.stamps = stamps_.Take();
     // Nothing at all to copy: the copy fails, as it always did for one bad SRC.
     if (list_.entries.empty() && first_left_out_) throw *first_left_out_;
     return std::move(list_);
@@ -252,14 +219,19 @@ class ListBuilder {
   }
 
   /// `local` is where the entry is read from, and what SourceList::File gives again.
+  /// A regular file's `stamp` is its entry's size and mtime and its ctime;
+  /// only the ctime is kept, and stat's size where the entry's differs.
   void Push(FileEntry e, const std::string& local, FileStamp stamp = {}) {
-    e.id = static_cast<std::uint32_t>(entries_.size());
+    e.id = static_cast<std::uint32_t>(list_.entries.size());
     if (e.kind == FileKind::kRegular && e.size >= kResumeMinSize) {
       UniqueFd fd(::open(local.c_str(), O_RDONLY | O_CLOEXEC));
       if (fd.valid()) e.fingerprint = SourceFingerprint(fd.get(), e.size);
     }
-    entries_.push_back(std::move(e));
-    stamps_.push_back(stamp);
+    if (e.kind == FileKind::kRegular && stamp.size != e.size) {
+      list_.stat_sizes.emplace_back(e.id, stamp.size);
+    }
+    list_.ctimes.push_back(stamp.ctime_sec, stamp.ctime_nsec);
+    list_.entries.Add(e);
   }
 
   void Walk(const std::string& dir, const std::string& rel, std::uint16_t top, int depth) {
@@ -330,9 +302,7 @@ class ListBuilder {
 
   const SourceListRequest& request_;
   std::vector<std::string>& warnings_;
-  SourceList list_;  ///< its top paths; entries and stamps are joined by Take
-  ChunkedList<FileEntry> entries_;
-  ChunkedList<FileStamp> stamps_;
+  SourceList list_;
   std::set<std::pair<dev_t, ino_t>> entered_;
   std::map<dev_t, bool> size_lies_;  ///< SizeLies's answer per device
   std::optional<BraidError> first_left_out_;
@@ -340,8 +310,29 @@ class ListBuilder {
 
 }  // namespace
 
+void ListedTimes::push_back(std::int64_t sec, std::uint32_t nsec) {
+  // Not make_unique: its value-initialisation would touch every page of the block now.
+  if (size_ % kPerBlock == 0) {
+    sec_.emplace_back(new std::int64_t[kPerBlock]);
+    nsec_.emplace_back(new std::uint32_t[kPerBlock]);
+  }
+  sec_.back()[size_ % kPerBlock] = sec;
+  nsec_.back()[size_ % kPerBlock] = nsec;
+  ++size_;
+}
+
+FileStamp SourceList::Stamp(const FileEntry& e) const {
+  if (e.kind != FileKind::kRegular) return {};
+  FileStamp stamp{e.size, e.mtime_sec, e.mtime_nsec, ctimes.sec(e.id), ctimes.nsec(e.id)};
+  auto it = std::lower_bound(stat_sizes.begin(), stat_sizes.end(), e.id,
+                             [](const std::pair<std::uint32_t, std::uint64_t>& p,
+                                std::uint32_t id) { return p.first < id; });
+  if (it != stat_sizes.end() && it->first == e.id) stamp.size = it->second;
+  return stamp;
+}
+
 SourceFile SourceList::File(std::uint32_t id) const {
-  const FileEntry& e = entries[id];
+  FileEntry e = entries.Entry(id);
   // The last top path whose entries start at or before `id` (a top path
   // that was left out has none, and shares its start with the next one).
   const auto after = std::upper_bound(top_first_ids.begin(), top_first_ids.end(), id);
@@ -349,7 +340,9 @@ SourceFile SourceList::File(std::uint32_t id) const {
   std::size_t slash = e.path.find('/');
   // The top's own entry (or stdin) is read by the name typed; what is inside
   // it by that name and the rest of the entry's path, as the walk found it.
-  return {e, slash == std::string::npos ? top : top + e.path.substr(slash), stamps[id]};
+  std::string local = slash == std::string::npos ? top : top + e.path.substr(slash);
+  FileStamp stamp = Stamp(e);
+  return {std::move(e), std::move(local), stamp};
 }
 
 SourceList BuildSourceList(const SourceListRequest& request, std::vector<std::string>& warnings) {

@@ -3,11 +3,14 @@
 /// file system (the source server runs this on its own host).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "braid/file_entry.h"
+#include "session/packed_list.h"
 #include "source/source_change.h"
 
 namespace braid {
@@ -15,28 +18,51 @@ namespace braid {
 /// One file of the list with the name to open it by, made when it is read
 /// (SourceList::File): the list keeps no path of its own beside the entry's.
 struct SourceFile {
-  const FileEntry& entry;
+  FileEntry entry;         ///< unpacked from the list for the time it is read
   std::string local_path;  ///< what to open; "-" is stdin
   /// A regular file's size and times when it was listed: the session checks
   /// them when it opens the file and once it has read it.
   FileStamp stamp;
 };
 
+/// Each listed entry's ctime, by id (0 for all but regular files): 12 bytes
+/// an entry, in blocks that are never moved, as the list's own.
+class ListedTimes {
+ public:
+  void push_back(std::int64_t sec, std::uint32_t nsec);
+  std::int64_t sec(std::uint32_t id) const { return sec_[id / kPerBlock][id % kPerBlock]; }
+  std::uint32_t nsec(std::uint32_t id) const { return nsec_[id / kPerBlock][id % kPerBlock]; }
+
+ private:
+  static constexpr std::size_t kPerBlock = 1u << 16;
+  std::size_t size_ = 0;
+  std::vector<std::unique_ptr<std::int64_t[]>> sec_;
+  std::vector<std::unique_ptr<std::uint32_t[]>> nsec_;
+};
+
 /// The source's file list: the entries as sent, and each top path (a SRC as
 /// typed, or each match of a remote glob), from which an entry's local path
 /// follows (the top path, then the entry's path after its first component).
 struct SourceList {
-  std::vector<FileEntry> entries;
+  PackedList entries;
   /// In list order, each with the id of its first entry: a glob SRC has one
   /// per match, all under the SRC's FileEntry::top.
   std::vector<std::string> top_paths;
   std::vector<std::uint32_t> top_first_ids;  ///< by top path; ascending
-  std::vector<FileStamp> stamps;             ///< by id: what SourceFile::stamp says
+  /// What SourceFile::stamp says of a regular file: the entry's size and
+  /// mtime, and these (docs/architecture.md, "Memory per entry").
+  ListedTimes ctimes;
+  /// The few regular files whose entry's size is not what stat said (--size
+  /// cut it): id and stat's size, by id.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> stat_sizes;
   /// What remote SRCs resolved to (a home, a glob's matches), for -v.
   std::vector<std::string> notes;
   /// Entries left out because they could not be read, each named in a warning.
   std::uint32_t not_listed = 0;
   SourceFile File(std::uint32_t id) const;
+
+ private:
+  FileStamp Stamp(const FileEntry& e) const;
 };
 
 struct SourceListRequest {

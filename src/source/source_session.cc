@@ -373,9 +373,9 @@ void SourceSession::Impl::QueueData(const BlockStep& step, BufferRef buffer, std
 void SourceSession::Impl::Repair(BufferPool& pool, const std::vector<ResendRange>& ranges,
                                  TransferState& state) {
   for (const ResendRange& r : ranges) {
-    if (r.file_id >= list.entries.size() || list.entries[r.file_id].kind != FileKind::kRegular ||
-        r.offset > list.entries[r.file_id].size ||
-        r.length > list.entries[r.file_id].size - r.offset) {
+    if (r.file_id >= list.entries.size() || list.entries.kind(r.file_id) != FileKind::kRegular ||
+        r.offset > list.entries.file_size(r.file_id) ||
+        r.length > list.entries.file_size(r.file_id) - r.offset) {
       throw BraidError(ErrorCode::kProtocol,
                        "protocol error: the sink asked again for data outside the file list");
     }
@@ -398,8 +398,9 @@ void SourceSession::Impl::Repair(BufferPool& pool, const std::vector<ResendRange
 /// A file end the sink asks for again (length 0): its digest is the one the hasher kept.
 void SourceSession::Impl::QueueRepeatedEnd(const ResendRange& r) {
   OutFrame end;
-  end.header = {
-      .type = FrameType::kFileEnd, .file_id = r.file_id, .offset = list.entries[r.file_id].size};
+  end.header = {.type = FrameType::kFileEnd,
+                .file_id = r.file_id,
+                .offset = list.entries.file_size(r.file_id)};
   end.repeat = true;
   if (hashing()) {
     if (!file_digest[r.file_id]) {

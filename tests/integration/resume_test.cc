@@ -17,9 +17,8 @@
 #include <thread>
 
 #include "braid/error.h"
-#include "resume/resume_journal.h"
-#include "session/range_set.h"
 #include "support/background_braid.h"
+#include "support/journal_probe.h"
 #include "support/mini_json.h"
 #include "support/process_runner.h"
 #include "support/scoped_tmpfs.h"
@@ -30,6 +29,7 @@ namespace braid {
 namespace {
 
 using testing::BackgroundBraid;
+using testing::ChildrenOf;
 using testing::Exists;
 using testing::FileSize;
 using testing::JsonReader;
@@ -76,14 +76,7 @@ class ResumeTest : public testing::SshdTest {
   /// Blocks the journal of `target` vouches for: each block once, whether
   /// its record is unsynced, synced or both.
   static std::uint64_t JournaledBlocks(const std::string& target) {
-    std::ifstream in(target + ".braid-journal", std::ios::binary);
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                    std::istreambuf_iterator<char>());
-    std::optional<DecodedJournal> journal = DecodeJournal(bytes);
-    if (!journal) return 0;
-    RangeSet blocks;
-    for (const JournalRecord& r : journal->records) blocks.Add(r.offset, r.offset + r.length);
-    return blocks.covered() / kBlock;
+    return testing::JournaledBytes(target) / kBlock;
   }
 
   /// A kill point: somewhere between a tenth and two thirds of the file.
@@ -415,29 +408,43 @@ TEST_F(ResumeTest, TreeSkipsCompletedFilesAndResumesThePartialOne) {
   EXPECT_EQ(diff.exit_code, 0) << diff.out;
 }
 
+/// `braid -r tree NEW` makes NEW the copy of tree; interrupted and run again,
+/// NEW exists, and cp's rule alone would copy the tree into NEW/tree. The
+/// same command must go on where the first run was writing.
+TEST_F(ResumeTest, ATreeInterruptedIntoANewNameResumesThere) {
+  std::string tree = dir + "/tree";
+  std::filesystem::create_directories(tree + "/sub");
+  for (int i = 0; i < 3; ++i) {
+    WritePatternFile(tree + "/sub/f" + std::to_string(i), 24u << 20, 40 + static_cast<unsigned>(i));
+  }
+  for (bool remote : {true, false}) {
+    SCOPED_TRACE(remote ? "pushed over ssh" : "local");
+    std::string dst = dir + (remote ? "/new-remote" : "/new-local");
+    std::string target = remote ? Remote(dst) : dst;
+    {
+      BackgroundBraid copy({"-r", "-x", "24M", tree, target}, dir);
+      ASSERT_TRUE(WaitFor([&] { return JournaledBlocks(dst + "/sub/f1") >= 4; }, 60)) << copy.err();
+      copy.Signal(SIGINT);
+      EXPECT_EQ(copy.Wait(), ExitCodeFor(ErrorCode::kInterrupted));
+    }
+    ASSERT_TRUE(Exists(dst + ".braid-tree")) << "the mark a re-run finds";
+    auto r = RunBraid({"--json", "-r", tree, target});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("braid: resuming"), std::string::npos) << r.err;
+    EXPECT_FALSE(Exists(dst + "/tree")) << "copied into the target instead of resuming it";
+    EXPECT_FALSE(Exists(dst + ".braid-tree")) << "the mark outlived the finished copy";
+    EXPECT_FALSE(Exists(dst + "/sub/f1.braid-part"));
+    auto diff = RunProcess({"diff", "-r", tree, dst});
+    EXPECT_EQ(diff.exit_code, 0) << diff.out;
+    // f0 was complete and f1 partly there: at most f1 and f2 travel again.
+    EXPECT_LE(Number(JsonReader::Parse(r.out), "bytes"), (48u << 20) + kSlackBlocks * kBlock);
+  }
+}
+
 /// A sink that stops answering (SIGSTOP) fails the copy as stalled,
 /// promptly and with the documented exit code, and the copy resumes afterwards.
 class StallTest : public ResumeTest {
  protected:
-  /// The processes whose parent is `parent`.
-  static std::vector<pid_t> ChildrenOf(pid_t parent) {
-    std::vector<pid_t> children;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-      const std::string name = entry.path().filename().string();
-      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::string stat = testing::ReadWhole(entry.path() / "stat");
-      std::size_t close = stat.rfind(')');
-      if (close == std::string::npos) continue;
-      std::istringstream rest(stat.substr(close + 1));
-      std::string state;
-      pid_t ppid = 0;
-      if (rest >> state >> ppid && ppid == parent) {
-        children.push_back(static_cast<pid_t>(std::stoi(name)));
-      }
-    }
-    return children;
-  }
-
   /// Pushes (or, with `local_sink`, pulls) with `transport` (e.g. {} for libssh2,
   /// {"-S", ...}), stops the sink, and checks the stall, the exit and the resume.
   void StopSinkThenResume(const std::vector<std::string>& transport, bool local_sink = false) {

@@ -96,9 +96,9 @@ TEST(BlockSchedulerTest, OneBlockPlusOneByte) {
 }
 
 TEST(BlockSchedulerTest, SeveralWholeBlocks) {
-  EXPECT_EQ(AllSteps({File(5, 3 * kBlock)}),
-            (std::vector<Step>{B(5, 0, kBlock), B(5, kBlock, kBlock), B(5, 2 * kBlock, kBlock),
-                               End(5, 3 * kBlock)}));
+  EXPECT_EQ(AllSteps({File(0, 3 * kBlock)}),
+            (std::vector<Step>{B(0, 0, kBlock), B(0, kBlock, kBlock), B(0, 2 * kBlock, kBlock),
+                               End(0, 3 * kBlock)}));
 }
 
 TEST(BlockSchedulerTest, SeveralFilesInOrderWithTheirIds) {
@@ -183,15 +183,15 @@ TEST(BlockSchedulerTest, UnknownSizeStreamEndsOnShortDelivery) {
 }
 
 TEST(BlockSchedulerTest, UnknownSizeStreamEmptyAtOnce) {
-  std::vector<FileEntry> files = {File(7, kUnknownSize, FileKind::kStream)};
+  std::vector<FileEntry> files = {File(0, kUnknownSize, FileKind::kStream)};
   BlockScheduler s(files, kBlock);
   auto a = s.Next();
   ASSERT_TRUE(a.has_value());
-  EXPECT_EQ(ToStep(*a), B(7, 0, kBlock));
+  EXPECT_EQ(ToStep(*a), B(0, 0, kBlock));
   s.Delivered(0);
   auto end = s.Next();
   ASSERT_TRUE(end.has_value());
-  EXPECT_EQ(ToStep(*end), End(7, 0));
+  EXPECT_EQ(ToStep(*end), End(0, 0));
   EXPECT_FALSE(s.Next().has_value());
 }
 

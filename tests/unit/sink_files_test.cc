@@ -162,8 +162,8 @@ TEST_F(SinkFilesTest, ALinkThatAlreadyMatchesIsKeptAndAnotherLinkReplaced) {
   EXPECT_NO_THROW(files_->Prepare(false)) << "a re-run meets its own links";
   EXPECT_EQ(fs_.Changes("/t/same"), 0);
   EXPECT_EQ(fs_.At("/t/other").link, "new-target");
-  EXPECT_TRUE(files_->file(0).committed);
-  EXPECT_TRUE(files_->file(1).committed);
+  EXPECT_TRUE(files_->committed(0));
+  EXPECT_TRUE(files_->committed(1));
 }
 
 TEST_F(SinkFilesTest, ADirectoryInTheWayOfAFileIsAnError) {
@@ -211,12 +211,12 @@ TEST_F(SinkFilesTest, ACompareThatFindsEveryBlockTheSameLeavesTheTargetAlone) {
   files_->RecordSame(0, 0, 3);
   files_->RecordSame(0, 0, 3);  // sent again after a lost stream: nothing new
   files_->EndFile(0, 6, std::nullopt);
-  EXPECT_TRUE(files_->file(0).complete);
+  EXPECT_TRUE(files_->complete(0));
   EXPECT_TRUE(files_->Unchanged(0));
   EXPECT_EQ(files_->bytes_received(), 6u);
   files_->MakeDurable({0});
   files_->Commit(0, false);
-  EXPECT_TRUE(files_->file(0).committed);
+  EXPECT_TRUE(files_->committed(0));
   EXPECT_EQ(fs_.At("/t/f").data, "aaabbb");
   EXPECT_FALSE(fs_.Has("/t/f.braid-part"));
   EXPECT_EQ(fs_.Changes("/t/f"), 0) << "nothing written, created or renamed";
@@ -263,7 +263,7 @@ TEST_F(SinkFilesTest, SameBlocksAreRefusedForFilesNotComparedAndPastTheTarget) {
   EXPECT_EQ(ThrownCode([&] { files_->RecordSame(0, 4, 3); }), ErrorCode::kProtocol)
       << "past the announced size";
   EXPECT_EQ(files_->bytes_received(), 0u);
-  EXPECT_EQ(files_->file(0).ranges.covered(), 0u);
+  EXPECT_EQ(files_->covered(0), 0u);
 }
 
 TEST_F(SinkFilesTest, BlocksLandAtTheirOffsetsInThePartialFile) {
@@ -284,13 +284,13 @@ TEST_F(SinkFilesTest, EndFileWithRangesMissingLeavesTheFileIncomplete) {
   Write(0, 0, 100, 'a');
   Write(0, 200, 100, 'c');
   files_->EndFile(0, 300, std::nullopt);
-  EXPECT_FALSE(files_->files()[0].complete);
+  EXPECT_FALSE(files_->complete(0));
   EXPECT_TRUE(completed.empty());
   std::vector<std::uint32_t> unrepairable;
   EXPECT_EQ(files_->Missing(10, unrepairable), (Missing{{0, 100, 100}}));
 
   Write(0, 100, 100, 'b');
-  EXPECT_TRUE(files_->files()[0].complete);
+  EXPECT_TRUE(files_->complete(0));
   EXPECT_EQ(completed, std::vector<std::uint32_t>{0});
   EXPECT_TRUE(files_->Missing(10, unrepairable).empty());
   EXPECT_TRUE(unrepairable.empty());
@@ -305,13 +305,45 @@ TEST_F(SinkFilesTest, EndFileAfterEveryByteCompletesTheFileOnce) {
   OneFile(4);
   files_->OnComplete([&](std::uint32_t) { ++completed; });
   Write(0, 0, 4, 'a');
-  EXPECT_FALSE(files_->files()[0].complete) << "the end is not in yet";
+  EXPECT_FALSE(files_->complete(0)) << "the end is not in yet";
   files_->EndFile(0, 4, std::nullopt);
-  EXPECT_TRUE(files_->files()[0].complete);
+  EXPECT_TRUE(files_->complete(0));
   // The same end asked for again after a lost stream is no news.
   EXPECT_NO_THROW(files_->EndFile(0, 4, std::nullopt));
   EXPECT_EQ(completed, 1);
   EXPECT_EQ(files_->WaitForPrefix(0, 0), std::optional<std::uint64_t>(4));
+}
+
+TEST_F(SinkFilesTest, ACommittedFileKeepsNoStateAndWhatComesAgainIsNoNews) {
+  OneFile(4);
+  files_->Prepare(false);
+  Write(0, 0, 4, 'a');
+  files_->EndFile(0, 4, std::nullopt);
+  files_->Commit(0, false);
+  EXPECT_TRUE(files_->committed(0));
+  EXPECT_EQ(files_->covered(0), 0u) << "its state in flight is gone";
+  EXPECT_EQ(fs_.At("/t/f").data, "aaaa");
+  // After a lost stream the source may send a block or the end again.
+  auto again = Bytes(2, 'b');
+  EXPECT_FALSE(files_->WriteBlock(0, 2, again.data(), 2));
+  EXPECT_NO_THROW(files_->EndFile(0, 4, std::nullopt));
+  EXPECT_EQ(ThrownCode([&] { files_->EndFile(0, 3, std::nullopt); }), ErrorCode::kProtocol);
+  EXPECT_EQ(ThrownCode([&] { files_->CheckBlock(0, 2, 3); }), ErrorCode::kProtocol);
+  EXPECT_EQ(files_->end_size(0), std::optional<std::uint64_t>(4));
+  EXPECT_EQ(files_->WaitForPrefix(0, 0), std::optional<std::uint64_t>(4));
+  EXPECT_EQ(fs_.At("/t/f").data, "aaaa") << "nothing written after the commit";
+  std::vector<std::uint32_t> unrepairable;
+  EXPECT_TRUE(files_->Missing(10, unrepairable).empty());
+}
+
+TEST_F(SinkFilesTest, DataForAFileAnEarlierRunLeftInPlaceIsRefused) {
+  OneFile(4);
+  files_->MarkInPlace(0);
+  files_->Prepare(false);
+  EXPECT_EQ(files_->data_file_count(), 0u);
+  auto data = Bytes(4, 'a');
+  EXPECT_EQ(ThrownCode([&] { files_->WriteBlock(0, 0, data.data(), 4); }), ErrorCode::kProtocol);
+  EXPECT_FALSE(fs_.Has("/t/f.braid-part"));
 }
 
 TEST_F(SinkFilesTest, EndFileThatContradictsWhatIsKnownIsRejected) {
@@ -431,7 +463,7 @@ TEST_F(SinkFilesTest, ACommitWaitsForAWriteStillUnderWay) {
   // The same block again, from another stream, while the first is held.
   EXPECT_TRUE(files.WriteBlock(0, kHalf, b.get(), kHalf));
   files.EndFile(0, 2 * kHalf, std::nullopt);
-  ASSERT_TRUE(files.files()[0].complete);
+  ASSERT_TRUE(files.complete(0));
   std::atomic<bool> committed{false};
   std::thread commit([&] {
     files.Commit(0, false);

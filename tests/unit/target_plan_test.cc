@@ -13,10 +13,10 @@ namespace {
 
 using Mode = TargetPlan::Mode;
 
-const TargetInfo kMissing{false, false, false};
-const TargetInfo kDirectory{true, true, false};
-const TargetInfo kFile{true, false, false};
-const TargetInfo kStreamTarget{true, false, true};
+const TargetInfo kMissing{false, false, false, ""};
+const TargetInfo kDirectory{true, true, false, ""};
+const TargetInfo kFile{true, false, false, ""};
+const TargetInfo kStreamTarget{true, false, true, ""};
 
 FileEntry Entry(std::string path, FileKind kind = FileKind::kRegular, std::uint16_t top = 0) {
   FileEntry e;
@@ -117,6 +117,26 @@ TEST(TargetPlanTest, SingleTreeAsMissingTargetReplacesTopName) {
   EXPECT_EQ(FinalPath(plan, tree[2]), "/backup/copy/sub/f");
   EXPECT_EQ(FinalPath(plan, tree[3]), "/backup/copy/g");
   EXPECT_EQ(FinalPath(plan, tree[4]), "/backup/copy/link");
+}
+
+TEST(TargetPlanTest, ATreeGoesOnInTheDirectoryAnInterruptedCopyOfItMade) {
+  std::vector<FileEntry> tree = Tree();
+  TargetInfo marked{true, true, false, "top"};
+  TargetPlan plan = PlanTarget("/backup/copy/", marked, 1, tree, "");
+  ASSERT_EQ(plan.mode, Mode::kAsTarget);
+  EXPECT_EQ(FinalPath(plan, tree[0]), "/backup/copy");
+  EXPECT_EQ(FinalPath(plan, tree[2]), "/backup/copy/sub/f");
+  EXPECT_EQ(TreeRootMarkPath(plan.base), "/backup/copy.braid-tree");
+}
+
+TEST(TargetPlanTest, AMarkOfAnotherTreeOrOfOneAmongSeveralChangesNothing) {
+  std::vector<FileEntry> tree = Tree();
+  TargetInfo other{true, true, false, "elsewhere"};
+  EXPECT_EQ(PlanTarget("/dst", other, 1, tree, "").mode, Mode::kIntoDirectory);
+  TargetInfo marked{true, true, false, "top"};
+  EXPECT_EQ(PlanTarget("/dst", marked, 2, tree, "").mode, Mode::kIntoDirectory);
+  std::vector<FileEntry> file = {Entry("top")};
+  EXPECT_EQ(PlanTarget("/dst", marked, 1, file, "").mode, Mode::kIntoDirectory);
 }
 
 TEST(TargetPlanTest, TreeOntoExistingFileIsRejected) {
