@@ -32,6 +32,7 @@ FOLDERS = {
     "src/sink/": "sink",
     "src/serve/": "serve",
     "src/agent/report/": "report",
+    "src/agent/fanout/": "fanout",
     "src/launch/": "launch",
     "src/agent/": "agent",
     "src/cli/": "cli",
@@ -53,6 +54,7 @@ PREFIXES = {
     "sink/": "sink",
     "serve/": "serve",
     "agent/report/": "report",
+    "agent/fanout/": "fanout",
     "launch/": "launch",
     "agent/": "agent",
     "cli/": "cli",
@@ -74,6 +76,8 @@ ALLOWED = {
     "serve": {"braid", "crypto", "transport", "proto", "session", "autostreams", "source", "sink",
               "serve"},
     "report": {"braid", "proto", "report"},
+    # Pure: the planner of a copy to many destinations knows only what it is told.
+    "fanout": {"braid", "fanout"},
     # transport: the fd stream its channels read and write; proto and crypto:
     # the protocol version and SHA-256 that --deploy checks (launch/deploy).
     "launch": {"braid", "ssh", "transport", "crypto", "proto", "launch"},
