@@ -15,18 +15,6 @@ namespace {
 
 Options ParseOptions(std::vector<std::string> args) { return ParseArgs(std::move(args)).options; }
 
-/// The kUsage message for `args`; fails the test when they parse.
-std::string UsageError(const std::vector<std::string>& args) {
-  try {
-    ParseOptions(args);
-  } catch (const BraidError& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kUsage) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error for " << ::testing::PrintToString(args);
-  return "";
-}
-
 TEST(NetworkOptionsTest, DefaultsLeaveTheSocketsAlone) {
   Options o = ParseOptions({"a", "b"});
   EXPECT_EQ(o.tos, -1);
@@ -42,10 +30,10 @@ TEST(NetworkOptionsTest, QosShortAndLong) {
 }
 
 TEST(NetworkOptionsTest, BadQosNamesTheOptionAndTheChoices) {
-  std::string message = UsageError({"-q", "scavenger", "a", "b"});
+  std::string message = UsageErrorOf({"-q", "scavenger", "a", "b"});
   EXPECT_NE(message.find("-q/--qos"), std::string::npos) << message;
   EXPECT_NE(message.find("qbss, le, ef"), std::string::npos) << message;
-  EXPECT_NE(UsageError({"-q", "300", "a", "b"}).find("at most 255"), std::string::npos);
+  EXPECT_NE(UsageErrorOf({"-q", "300", "a", "b"}).find("at most 255"), std::string::npos);
 }
 
 TEST(NetworkOptionsTest, CongestionControlName) {
@@ -58,7 +46,7 @@ TEST(NetworkOptionsTest, CongestionControlName) {
 
 TEST(NetworkOptionsTest, CongestionControlNameIsChecked) {
   for (std::string bad : {"", "abcdefghij_12-45", "cu bic", "../cubic", "cubic\n"}) {
-    EXPECT_NE(UsageError({"--cc", bad, "a", "b"}).find("--cc must be"), std::string::npos) << bad;
+    EXPECT_NE(UsageErrorOf({"--cc", bad, "a", "b"}).find("--cc must be"), std::string::npos) << bad;
   }
 }
 
@@ -72,7 +60,7 @@ TEST(NetworkOptionsTest, DataHostTakesNumericAddresses) {
 TEST(NetworkOptionsTest, DataHostRefusesNames) {
   for (std::string bad :
        {"", "localhost", "dtn.example.org", "127.0.0.1%lo", "1.2.3", "::g", "[127.0.0.1"}) {
-    EXPECT_NE(UsageError({"--data-host", bad, "a", "b"}).find("--data-host must be"),
+    EXPECT_NE(UsageErrorOf({"--data-host", bad, "a", "b"}).find("--data-host must be"),
               std::string::npos)
         << bad;
   }

@@ -1,10 +1,13 @@
 #pragma once
 /// Test helper: runs the command-line parser on a list of words.
 
+#include <gtest/gtest.h>
+
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "braid/error.h"
 #include "cli/command_line.h"
 
 namespace braid {
@@ -20,6 +23,18 @@ inline CommandLine ParseArgs(std::vector<std::string> args, std::string* out = n
   CommandLine result = ParseCommandLine(static_cast<int>(args.size()), argv.data(), stream);
   if (out != nullptr) *out = stream.str();
   return result;
+}
+
+/// The kUsage message the parser gives for `args`; fails the test when they parse.
+inline std::string UsageErrorOf(const std::vector<std::string>& args) {
+  try {
+    ParseArgs(args);
+  } catch (const BraidError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUsage) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for " << ::testing::PrintToString(args);
+  return "";
 }
 
 }  // namespace braid
