@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
+  // -t: the copy stops at its time limit as it stops at a Ctrl-C, keeping what a re-run needs.
+  ::sigaction(SIGALRM, &sa, nullptr);
   braid::ProcessServerLauncher launcher;
   return braid::RunAgent(cl.options, launcher);
 }

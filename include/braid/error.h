@@ -33,6 +33,10 @@ enum class ErrorCode : std::uint16_t {
   /// The copy finished, but some source entries could not be read and were
   /// left out (each named in a warning): rsync's "partial transfer" (exit 23).
   kPartial = 18,
+  /// A copy to many destinations (--to) where some failed and the rest are in
+  /// place. The agent's own verdict: no server sends it, so it is past
+  /// kMaxErrorCode and refused on the wire.
+  kDestinationsFailed = 19,
 };
 
 /// Process exit status for an error code. Distinct per class so scripts can branch on it.
@@ -73,6 +77,8 @@ constexpr int ExitCodeFor(ErrorCode code) {
       return 15;
     case ErrorCode::kPartial:
       return 23;
+    case ErrorCode::kDestinationsFailed:
+      return 16;
     case ErrorCode::kInterrupted:
       return 130;
   }
@@ -120,11 +126,14 @@ constexpr const char* ErrorName(ErrorCode code) {
       return "stalled";
     case ErrorCode::kPartial:
       return "partial";
+    case ErrorCode::kDestinationsFailed:
+      return "destinations-failed";
   }
   return "unknown";
 }
 
-/// Highest code a peer may send; anything above is itself a protocol error.
+/// Highest code a peer may send; anything above is itself a protocol error
+/// (kDestinationsFailed is the agent's alone).
 constexpr std::uint16_t kMaxErrorCode = static_cast<std::uint16_t>(ErrorCode::kPartial);
 
 /// An expected failure: a user mistake, the environment, or a misbehaving peer.

@@ -2,6 +2,7 @@
 /// Everything the command line (and later the config file) can set.
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "braid/fsync_policy.h"
 #include "braid/hash_algorithm.h"
 #include "braid/limits.h"
+#include "braid/topology.h"
 
 namespace braid {
 
@@ -28,10 +30,17 @@ constexpr int kDefaultRetries = 3;
 constexpr int kMaxRetries = 100;
 /// Seconds an end has to connect, log in and answer its first message.
 constexpr double kDefaultConnectTimeout = 30;
+/// Destinations of one copy (--to, --to-file): each is a session of its own
+/// (two servers, a thread in the agent), so the list is bounded.
+constexpr std::size_t kMaxDestinations = 256;
 
 struct Options {
   std::vector<Endpoint> sources;
   Endpoint destination;
+  /// --to / --to-file: a copy to each of these (docs/architecture.md, "A copy to
+  /// many destinations"); empty for the one DST of `braid SRC... DST`.
+  std::vector<Endpoint> destinations;
+  Topology topology;  ///< --topology: how the data reaches `destinations`
 
   int streams = kDefaultStreams;                 ///< -s: 1..64 (with auto: the most, all connected)
   bool streams_auto = true;                      ///< -s auto[:MIN-MAX]; -s N turns it off
@@ -49,6 +58,8 @@ struct Options {
   std::vector<std::string> identity_files;       ///< -i
   int ssh_port = 0;                              ///< --ssh-port; 0 = ~/.ssh/config or 22
   int verbose = 0;                               ///< -v, repeatable
+  std::string log_file;                          ///< -l: stderr's lines appended here too
+  double time_limit = 0;                         ///< -t: seconds until the copy stops; 0 = none
   bool accept_new_host_key = false;              ///< --accept-new-host-key
   /// --deploy: upload this braid's portable build where a remote braid is
   /// missing or of another protocol version (launch/deploy).

@@ -24,8 +24,9 @@ int CopyAttempt::Run() {
   if (!source.is_remote() || !options_.destination.is_remote()) {
     CheckCongestionControl(options_.congestion_control);
   }
+  if (watch_) watch_->BeginAttempt();
   try {
-    if (TransferReport::Wanted(options_)) {
+    if (TransferReport::Wanted(options_) && watch_ == nullptr) {
       report_ = std::make_unique<TransferReport>(options_, retry_.retries() > 0);
     }
     source_ = std::make_unique<ServerEnd>(Side::kSource, source, options_, launcher_, events_);
@@ -139,6 +140,10 @@ void CopyAttempt::Transfer() {
   stall_.reset();
   data_seconds_ = DataSeconds();
   progress_->Complete(data_seconds_, bytes_, files_done_);
+  if (watch_) {
+    watch_->OnBytes(bytes_);
+    watch_->OnAttemptEnd(data_seconds_);
+  }
   if (report_) report_->Finish(Elapsed(), bytes_);
 }
 
@@ -236,7 +241,9 @@ void CopyAttempt::StartStallWatch() {
 void CopyAttempt::WatchDataPhase() {
   std::optional<std::uint64_t> to_send = total_;
   if (to_send) *to_send -= std::min(*to_send, skipped_bytes_);
-  progress_ = std::make_unique<ProgressDisplay>(options_.progress_interval, to_send, files_);
+  // One of many destinations: the star shows them all on one line.
+  progress_ = std::make_unique<ProgressDisplay>(
+      watch_ ? ProgressDisplay::kSilent : options_.progress_interval, to_send, files_);
   bool sink_done = false;
   bool source_done = false;
   while (!sink_done || !source_done) {
@@ -272,6 +279,7 @@ void CopyAttempt::OnProgress(Side side, const Progress& p) {
     bytes_ = p.bytes;
     files_done_ = std::min<std::uint64_t>(files_, files_skipped_ + p.files_done);
     current_file_ = p.current_path;
+    if (watch_) watch_->OnBytes(bytes_);
   } else {
     max_active_ = std::max(max_active_, p.active_streams);
   }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/copy_watch.h"
 #include "agent/report/progress_display.h"
 #include "agent/report/transfer_report.h"
 #include "agent/retry_plan.h"
@@ -27,10 +28,15 @@ class CopyAttempt {
   /// How often the agent looks at the clock, the interrupt and the progress bar.
   static constexpr auto kTick = std::chrono::milliseconds(100);
 
-  CopyAttempt(const Options& options, ServerLauncher& launcher, RetryPlan& retry)
+  /// With `watch` (one destination of a copy to many) the attempt reports its
+  /// counts and outcome there and leaves progress, the failure's line and
+  /// --json to the one that runs them all.
+  CopyAttempt(const Options& options, ServerLauncher& launcher, RetryPlan& retry,
+              CopyWatch* watch = nullptr)
       : options_(options),
         launcher_(launcher),
         retry_(retry),
+        watch_(watch),
         start_(std::chrono::steady_clock::now()) {}
   CopyAttempt(const CopyAttempt&) = delete;
   CopyAttempt& operator=(const CopyAttempt&) = delete;
@@ -39,6 +45,8 @@ class CopyAttempt {
   int Run();
   /// After Run failed: whether the retry plan runs the copy again.
   bool retrying() const { return retrying_; }
+  /// After Run failed: the error it ended with.
+  const std::optional<BraidError>& error() const { return error_; }
 
  private:
   Endpoint CheckSources() const;
@@ -95,6 +103,8 @@ class CopyAttempt {
   void ReportResume(const SinkReady& ready);
 
   std::string DestinationName() const;
+  /// "DEST: " before a line that one of many destinations prints; "" for a copy to one.
+  std::string Who() const;
 
   SourceReady WaitForSource();
 
@@ -135,7 +145,9 @@ class CopyAttempt {
   const Options& options_;
   ServerLauncher& launcher_;
   RetryPlan& retry_;  ///< across attempts: RunAgent's
+  CopyWatch* watch_;  ///< a copy to many: where this one reports; else null
   bool retrying_ = false;
+  std::optional<BraidError> error_;  ///< what Fail ended the attempt with
   std::chrono::steady_clock::time_point start_;
   BlockingQueue<AgentEvent> events_;
   std::unique_ptr<ServerEnd> source_;
@@ -165,7 +177,7 @@ class CopyAttempt {
   std::uint32_t failed_blocks_ = 0;
   std::uint64_t complete_bytes_ = 0;  ///< of files skipped whole (in skipped_bytes_ too)
   std::uint64_t same_bytes_ = 0;      ///< bytes compared targets already held (sink's Done)
-  std::uint64_t not_listed_ = 0;     ///< source entries left out, unreadable (FileList)
+  std::uint64_t not_listed_ = 0;      ///< source entries left out, unreadable (FileList)
   std::size_t compared_count_ = 0;    ///< files the sink compared block by block
   std::size_t unchanged_count_ = 0;   ///< files left as they were: complete, or compared the same
   bool stream_source_ = false;        ///< a source is a pipe or stdin, which may pause

@@ -38,7 +38,7 @@ void CopyAttempt::SayPlan(const SinkReady& ready, const TransferParams& params) 
           " (and " + CountOf(ready.addresses.size() - 1, "other address", "other addresses") + ")";
     }
   }
-  PrintLine(stderr, "braid: %s, %s; %s; %s", CountOf(files_, "file").c_str(),
+  PrintLine(stderr, "braid: %s%s, %s; %s; %s", Who().c_str(), CountOf(files_, "file").c_str(),
             total_ ? FormatBytes(*total_).c_str() : "size unknown", where.c_str(),
             CountOf(params.streams, "stream").c_str());
   if (options_.tos >= 0) {
@@ -75,6 +75,7 @@ void CopyAttempt::ReportResume(const SinkReady& ready) {
   failed_blocks_ = ready.failed_blocks;
   unchanged_count_ += complete;
   files_skipped_ = complete;
+  if (watch_) watch_->OnPlan(total_, skipped_bytes_);
   if (partial > 0 || ready.failed_blocks > 0) {
     std::string what =
         FormatBytes(ready.kept_bytes) + " kept in " + CountOf(partial, "partial file");
@@ -94,6 +95,11 @@ void CopyAttempt::ReportResume(const SinkReady& ready) {
     }
     PrintLine(stderr, "braid: %s: %s", DestinationName().c_str(), what.c_str());
   }
+}
+
+std::string CopyAttempt::Who() const {
+  // Not DestinationName(): a retry may follow a failure before the sink started.
+  return watch_ ? options_.destination.Display() + ": " : std::string();
 }
 
 std::string CopyAttempt::DestinationName() const {
@@ -118,13 +124,16 @@ int CopyAttempt::Fail(BraidError error) {
     }
   }
   StopEnds(error, interrupted);
+  error_ = error;
+  if (watch_) watch_->OnAttemptEnd(DataSeconds());
   if (!interrupted && retry_.Decide(error, Resumable())) return SayRetry(error);
   // A sink stopped by the Abort above reports what it kept as it goes.
   while (std::optional<AgentEvent> ev = events_.PopFor(std::chrono::milliseconds(0))) {
     if (!ev->message) continue;
     if (auto* kept = std::get_if<Kept>(&*ev->message)) kept_ = *kept;
   }
-  PrintLine(stderr, "braid: %s", error.what());
+  // One of many destinations: the star names the destination with its cause.
+  if (!watch_) PrintLine(stderr, "braid: %s", error.what());
   ReportKept();
   const int exit_code = interrupted ? InterruptExitCode() : ExitCodeFor(error.code());
   if (report_) {
@@ -156,8 +165,8 @@ int CopyAttempt::SayRetry(const BraidError& error) {
     report_->OnRetry(retry_.notes().back());
   }
   PrintLine(stderr, "braid: %s", error.what());
-  PrintLine(stderr, "braid: retry %d of %d in %.0f s (--retry), resuming what arrived",
-            retry_.retries(), retry_.max_retries(), retry_.notes().back().delay_s);
+  PrintLine(stderr, "braid: %sretry %d of %d in %.0f s (--retry), resuming what arrived",
+            Who().c_str(), retry_.retries(), retry_.max_retries(), retry_.notes().back().delay_s);
   return ExitCodeFor(error.code());
 }
 
@@ -215,9 +224,12 @@ void CopyAttempt::Report() {
       options_.destination.is_stdio() || options_.json || options_.json_stream ? stderr : stdout;
   // The lines md5sum, sha256sum and xxh128sum print, so `sha256sum -c` checks
   // them where the copies are: the name as the sink has it, no host before it.
-  // done_files_ holds only files with a digest (OnFileDone).
-  for (const auto& d : done_files_) {
-    WriteLine(out, DigestLine(ToHex(d.sink_digest), d.final_path));
+  // done_files_ holds only files with a digest (OnFileDone). Of many
+  // destinations, the first to finish prints them: they are the same digests.
+  if (!done_files_.empty() && (!watch_ || watch_->ClaimDigestLines())) {
+    for (const auto& d : done_files_) {
+      WriteLine(out, DigestLine(ToHex(d.sink_digest), d.final_path));
+    }
   }
   std::fflush(out);
   if (options_.verbose > 0 || (progress_ && progress_->active())) {
@@ -252,7 +264,7 @@ void CopyAttempt::Report() {
       over = "up to " + std::to_string(max_active_) + " of " + over + " (-s auto)";
     }
     if (options_.cipher == Cipher::kNone) over += ", unencrypted";  // else sealed: the default
-    PrintLine(stderr, "braid: copied %s in %s in %.2f s (%s) over %s%s%s%s",
+    PrintLine(stderr, "braid: %scopied %s in %s in %.2f s (%s) over %s%s%s%s", Who().c_str(),
               FormatBytes(bytes_).c_str(), CountOf(files_, "file").c_str(), secs,
               FormatRate(secs > 0 ? static_cast<double>(bytes_) / secs : 0).c_str(), over.c_str(),
               wire.c_str(), resumed.c_str(), verified.c_str());

@@ -13,7 +13,11 @@ namespace {
 /// Set by RequestInterrupt from a signal handler, read by the agent's threads.
 std::atomic<int> g_interrupt{0};
 
-const char* SignalName(int sig) { return sig == SIGTERM ? "SIGTERM" : "SIGINT"; }
+/// What stopped the copy: a signal from the user, or -t's alarm.
+std::string Cause(int sig) {
+  if (sig == SIGALRM) return "stopped: the time limit (-t) has passed";
+  return std::string("interrupted by ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT");
+}
 
 }  // namespace
 
@@ -29,8 +33,7 @@ void RequestInterrupt(int signal_number) {
 int PendingInterrupt() { return g_interrupt.load(); }
 
 BraidError InterruptError() {
-  return BraidError(ErrorCode::kInterrupted,
-                    std::string("interrupted by ") + SignalName(PendingInterrupt()));
+  return BraidError(ErrorCode::kInterrupted, Cause(PendingInterrupt()));
 }
 
 void ThrowIfInterrupted() {
@@ -63,8 +66,8 @@ void InterruptBackstop::Watch() {
     const auto now = std::chrono::steady_clock::now();
     if (since == std::chrono::steady_clock::time_point{}) since = now;
     if (now - since < kInterruptBound) continue;
-    std::fprintf(stderr, "braid: interrupted by %s; stopped without waiting for the other end\n",
-                 SignalName(PendingInterrupt()));
+    std::fprintf(stderr, "braid: %s; stopped without waiting for the other end\n",
+                 Cause(PendingInterrupt()).c_str());
     std::fflush(stderr);
     ::_exit(InterruptExitCode());
   }

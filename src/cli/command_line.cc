@@ -15,12 +15,15 @@
 
 #include "braid/error.h"
 #include "cli/config_file.h"
+#include "cli/destination_list.h"
 #include "cli/endpoint_parser.h"
 #include "cli/help_format.h"
+#include "cli/list_file.h"
 #include "cli/qos_parser.h"
 #include "cli/quote.h"
 #include "cli/size_parser.h"
 #include "cli/stream_count.h"
+#include "cli/topology_parser.h"
 
 #ifndef BRAID_VERSION
 #error "BRAID_VERSION must be defined by the build (see src/CMakeLists.txt)"
@@ -58,7 +61,8 @@ Examples:
   braid -s 8 -P 2 -e big.dat user@dtn:/data/
   braid -r run42/ user@dtn.example.org:/data/run42/
   braid siteA:/f siteB:/dir/
-  braid /dev/zero /dev/null --size 10G)";
+  braid /dev/zero /dev/null --size 10G
+  braid -r -e run42/ --to dtn1:/data/ --to dtn2:/data/ --to-file sites)";
 
 [[noreturn]] void Fail(const std::string& message) { throw BraidError(ErrorCode::kUsage, message); }
 
@@ -163,6 +167,7 @@ struct RawArgs {
   std::string congestion_control;
   std::string data_host;
   std::string stall_timeout;
+  std::string time_limit;
   std::string connect_timeout;
   std::string retry;
   std::string max_entries;
@@ -177,6 +182,11 @@ struct RawArgs {
   bool ipv4 = false;
   bool ipv6 = false;
   std::vector<std::string> paths;
+  std::vector<std::string> to;  ///< --to, repeatable
+  std::string to_file;
+  std::string infiles;      ///< -I FILE: sources a line
+  std::string files0_from;  ///< --files0-from FILE: sources NUL-separated
+  std::string topology;
 };
 
 /// What is copied and how it lands.
@@ -210,6 +220,26 @@ void DefineCopyingOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("--max-list-bytes", raw.max_list_bytes,
                  "Refuse a file list larger than SIZE, names included (default 4G)")
       ->type_name("SIZE");
+  app.add_option("--to", raw.to,
+                 "Copy to this destination too; repeatable. With --to every operand is a SRC, "
+                 "and each destination gets its own session")
+      ->type_name("DST")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+  app.add_option("--to-file", raw.to_file,
+                 "Copy to each destination in FILE, one [user@]host:path a line (# comments)")
+      ->type_name("FILE");
+  app.add_option("-I,--infiles", raw.infiles,
+                 "Copy the sources FILE lists too, one a line (# and ; lines skipped; - reads "
+                 "stdin), before any SRC operand (bbcp's -I)")
+      ->type_name("FILE");
+  app.add_option("--files0-from", raw.files0_from,
+                 "As -I, with the sources NUL-separated (find -print0)")
+      ->type_name("FILE");
+  app.add_option("--topology", raw.topology,
+                 "How the data reaches many destinations: star (the source sends to each; "
+                 "auto, the default, is star for now); chain and tree:K are not built yet")
+      ->type_name("NAME");
   app.add_option("-C,--config", options.config_file,
                  "Default options, one \"option = value\" a line (default "
                  "~/.config/braid/config)")
@@ -265,6 +295,10 @@ void DefineNetworkOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("--stall-timeout", raw.stall_timeout,
                  "Fail (exit 15) when no data moves for SEC seconds; 0 = never (default 120)")
       ->type_name("SEC");
+  app.add_option("-t,--time-limit", raw.time_limit,
+                 "Stop after SEC seconds, keeping what arrived for the same command to resume "
+                 "(exit 142; bbcp's -t)")
+      ->type_name("SEC");
 }
 
 /// What a broken copy leaves, and how the next run uses it.
@@ -297,6 +331,10 @@ void DefineOutputOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.option_defaults()->group("Output");
   app.add_flag("-v,--verbose", options.verbose, "More detail on stderr; repeatable (-vv)");
   app.add_flag("-V", raw.very_verbose, "Very verbose, as -vv (bbcp's -V)");
+  app.add_option("-l,--log", options.log_file,
+                 "Append every line braid prints on stderr (not the live bar) to FILE too, "
+                 "each after its UTC time (bbcp's -l)")
+      ->type_name("FILE");
   app.add_option("-P,--progress", raw.progress,
                  "Print a progress line every SEC seconds (default: bar on a TTY)")
       ->type_name("SEC");
@@ -506,6 +544,7 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   if (given("--progress")) options.progress_interval = ParseSeconds(raw.progress, "-P/--progress");
   if (given("--stall-timeout")) options.stall_timeout = ParseStallTimeout(raw.stall_timeout);
   if (given("--retry")) options.retries = ParseRetries(raw.retry);
+  if (given("--time-limit")) options.time_limit = ParseSeconds(raw.time_limit, "-t/--time-limit");
   if (given("--connect-timeout")) {
     options.connect_timeout = ParseSeconds(raw.connect_timeout, "--connect-timeout");
   }
@@ -528,6 +567,61 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
     options.port_max = hi;
   }
   ApplyNetworkOptions(app, raw, options);
+}
+
+/// --topology with destinations: only the star runs in this version.
+Topology ParseRunnableTopology(const std::string& text) {
+  Topology topology = ParseTopology(text);
+  if (topology.kind == TopologyKind::kChain || topology.kind == TopologyKind::kTree) {
+    Fail("--topology " + TopologyText(topology) +
+         " is not built yet: use star (or auto, which is star for now)");
+  }
+  return topology;
+}
+
+/// -I FILE and --files0-from FILE: the sources they list go before the
+/// operands, which then may be the DST alone (or nothing, with --to).
+void PrependListedSources(const CLI::App& app, RawArgs& raw) {
+  // A list of a million names is about 100 MiB; a larger one is a mistake.
+  constexpr std::size_t kMaxSourceListBytes = std::size_t{256} << 20;
+  std::vector<std::string> listed;
+  auto add = [&](const std::string& file, const char* option, bool nul_separated) {
+    if (file.empty()) Fail(std::string(option) + " needs a file name (- for stdin)");
+    for (std::string& name :
+         ParseSourceList(ReadListFile(file, option, kMaxSourceListBytes), nul_separated, file)) {
+      listed.push_back(std::move(name));
+    }
+  };
+  if (raw.infiles == "-" && raw.files0_from == "-") Fail("-I and --files0-from both read stdin");
+  // Else the last listed source would be taken for the DST and written over.
+  const bool many = app.count("--to") > 0 || app.count("--to-file") > 0;
+  if (raw.paths.empty() && !many) Fail("missing DST: -I/--files0-from list only sources");
+  if (app.count("--infiles") > 0) add(raw.infiles, "-I/--infiles", false);
+  if (app.count("--files0-from") > 0) add(raw.files0_from, "--files0-from", true);
+  if (listed.empty()) Fail("the list of sources (-I/--files0-from) names none");
+  raw.paths.insert(raw.paths.begin(), listed.begin(), listed.end());
+}
+
+/// --to, --to-file, --topology: a copy to many; every operand is then a SRC.
+void ApplyDestinations(const CLI::App& app, const RawArgs& raw, Options& options) {
+  if (raw.paths.empty()) Fail("missing SRC: with --to or --to-file every operand is a source");
+  for (const std::string& path : raw.paths) options.sources.push_back(ParseEndpoint(path));
+  for (const Endpoint& s : options.sources) {
+    if (s.is_stdio()) Fail("'-' (stdin) can be read once, so it cannot go to several destinations");
+  }
+  // Each destination's copy has its own streams and intervals; one document
+  // or file of them all is not built yet.
+  if (options.json_stream) Fail("--json-stream does not work with --to yet; use --json");
+  if (!options.report_csv.empty()) Fail("--report-csv does not work with --to yet");
+  for (const std::string& to : raw.to) options.destinations.push_back(ParseEndpoint(to));
+  if (app.count("--to-file") > 0) {
+    if (raw.to_file.empty()) Fail("--to-file needs a file name");
+    for (Endpoint& d : ParseDestinationList(ReadDestinationFile(raw.to_file), raw.to_file)) {
+      options.destinations.push_back(std::move(d));
+    }
+  }
+  CheckDestinations(options.destinations);
+  if (app.count("--topology") > 0) options.topology = ParseRunnableTopology(raw.topology);
 }
 
 /// Parses `in_order` (the arguments after the program name).
@@ -576,6 +670,13 @@ CommandLine ParseArgs(const std::vector<std::string>& in_order, std::ostream& ou
     result.mode = CommandLine::Mode::kServe;
     return result;
   }
+  if (app.count("--infiles") > 0 || app.count("--files0-from") > 0) PrependListedSources(app, raw);
+  if (app.count("--to") > 0 || app.count("--to-file") > 0) {
+    ApplyDestinations(app, raw, result.options);
+    return result;
+  }
+  // Parsed so a typo fails here too (and in a config file); one DST has no layout.
+  if (app.count("--topology") > 0) result.options.topology = ParseTopology(raw.topology);
   if (raw.paths.size() < 2) {
     Fail(raw.paths.empty() ? "missing SRC and DST" : "missing DST after SRC");
   }
@@ -601,7 +702,10 @@ std::vector<std::string> ConfigArguments(const std::string& path, const std::str
   std::vector<std::string> args;
   for (const ConfigEntry& entry : ParseConfigText(text, path)) {
     const std::string where = path + ":" + std::to_string(entry.line) + ": ";
-    if (entry.key == "help" || entry.key == "version" || entry.key == "config") {
+    // Where a copy goes is the command's, not a default's: a config file that
+    // named destinations would turn every copy into a copy to many.
+    if (entry.key == "help" || entry.key == "version" || entry.key == "config" ||
+        entry.key == "to" || entry.key == "to-file") {
       Fail(where + Quote(entry.key) + " cannot be set in a config file");
     }
     const CLI::Option* option = probe.get_option_no_throw("--" + entry.key);

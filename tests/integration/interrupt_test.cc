@@ -150,6 +150,30 @@ TEST_F(InterruptTest, SigtermInTheDataPhaseExits143AndKeepsWhatWasCopied) {
   EXPECT_TRUE(SameContents(src, dst));
 }
 
+/// -t SEC (bbcp's -t) stops a copy as Ctrl-C does, at its time, with exit
+/// 142 (128 + SIGALRM), never retried, and the same command resumes it.
+TEST_F(InterruptTest, ATimeLimitStopsTheCopyResumablyAndIsNotRetried) {
+  const std::string src = dir + "/src";
+  const std::string dst = dir + "/dst";
+  WritePatternFile(src, 32u << 20, 9);
+  const auto start = std::chrono::steady_clock::now();
+  ProcessResult limited = RunBraid({"-t", "1.5", "--retry", "3", "-x", "8M", src, Remote(dst)});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("[ measured ] -t 1.5: exit %d after %.2f s\n", limited.exit_code, seconds);
+  EXPECT_EQ(limited.exit_code, 142) << limited.err;
+  EXPECT_GE(seconds, 1.5);
+  EXPECT_LT(seconds, 1.5 + kBoundSeconds);
+  EXPECT_TRUE(Has(limited.err, "the time limit (-t) has passed")) << limited.err;
+  EXPECT_FALSE(Has(limited.err, "retrying")) << limited.err;
+  EXPECT_TRUE(Has(limited.err, "run the same command again to resume")) << limited.err;
+  EXPECT_FALSE(Exists(dst)) << "a stopped copy must not appear under its final name";
+  ProcessResult again = RunBraid({"-v", src, Remote(dst)});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_TRUE(Has(again.err, "skipped by resume")) << again.err;
+  EXPECT_TRUE(SameContents(src, dst));
+}
+
 TEST_F(InterruptTest, WhileAFifoSourceHasNoWriter) {
   const std::string fifo = dir + "/fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);

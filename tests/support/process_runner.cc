@@ -10,7 +10,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
+#include <sstream>
 
 #include "support/sshd_fixture.h"
 
@@ -255,6 +259,27 @@ ProcessResult RunBraidInTerminal(std::vector<std::string> args,
                                  int timeout_seconds, int columns) {
   const std::map<std::string, std::string> env = PrepareBraid(args, env_overrides);
   return RunInTerminal(args, env, timeout_seconds, columns);
+}
+
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> children;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // The command name may hold spaces and parentheses: the fields follow the last ')'.
+    std::size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 1));
+    std::string state;
+    pid_t ppid = 0;
+    if (rest >> state >> ppid && ppid == parent) {
+      children.push_back(static_cast<pid_t>(std::stoi(name)));
+    }
+  }
+  return children;
 }
 
 }  // namespace braid::testing

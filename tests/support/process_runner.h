@@ -2,6 +2,8 @@
 /// Runs a program to completion for a test: argv in; exit code, stdout and
 /// stderr out; a hard timeout so a hung child fails the test instead of the CI job.
 
+#include <sys/types.h>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -43,5 +45,9 @@ ProcessResult RunBraid(std::vector<std::string> args,
 ProcessResult RunBraidInTerminal(std::vector<std::string> args,
                                  const std::map<std::string, std::string>& env_overrides = {},
                                  int timeout_seconds = 300, int columns = 80);
+
+/// The processes whose parent is `parent` now (from /proc), so a test can
+/// signal exactly a process its own braid started.
+std::vector<pid_t> ChildrenOf(pid_t parent);
 
 }  // namespace braid::testing

@@ -1,16 +1,38 @@
 #include "agent/report/console.h"
 
 #include <cstdarg>
+#include <ctime>
 #include <string>
 
 #include "agent/report/visible_text.h"
 
 namespace braid {
 
+namespace {
+/// Set once by AlsoLogStderrTo before any other thread prints; read only after.
+std::FILE* stderr_log = nullptr;
+
+/// Writes a finished line (already visible, with its newline) to `out`, and
+/// to the log after its time when `out` is stderr.
+void Emit(std::FILE* out, const std::string& line) {
+  std::fwrite(line.data(), 1, line.size(), out);
+  if (out != stderr || stderr_log == nullptr) return;
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  char stamp[32] = "";
+  if (::gmtime_r(&now, &utc) != nullptr) std::strftime(stamp, sizeof stamp, "%FT%TZ ", &utc);
+  std::string logged = stamp + line;
+  std::fwrite(logged.data(), 1, logged.size(), stderr_log);
+  std::fflush(stderr_log);
+}
+}  // namespace
+
+void AlsoLogStderrTo(std::FILE* log) { stderr_log = log; }
+
 void WriteLine(std::FILE* out, std::string_view text) {
   std::string line = VisibleText(text);
   line += '\n';
-  std::fwrite(line.data(), 1, line.size(), out);
+  Emit(out, line);
 }
 
 void PrintLine(std::FILE* out, const char* format, ...) {
@@ -40,7 +62,7 @@ void WritePeerText(std::FILE* out, std::string_view label, std::string_view text
     shown += ": ";
     shown += VisibleText(line);
     shown += '\n';
-    std::fwrite(shown.data(), 1, shown.size(), out);
+    Emit(out, shown);
     text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
   }
 }

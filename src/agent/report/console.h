@@ -9,6 +9,11 @@
 
 namespace braid {
 
+/// -l FILE: from now on every line written to stderr through here is also
+/// appended to `log` after its UTC time, flushed at once so that a braid that
+/// is killed leaves its last lines. Call before any thread prints.
+void AlsoLogStderrTo(std::FILE* log);
+
 /// `text` made visible, then a newline.
 void WriteLine(std::FILE* out, std::string_view text);
 

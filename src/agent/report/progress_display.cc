@@ -26,6 +26,8 @@ ProgressDisplay::ProgressDisplay(double interval_s, std::optional<std::uint64_t>
     : interval_s_(interval_s), total_(total), files_(files) {
   if (interval_s > 0) {
     mode_ = Mode::kLines;
+  } else if (interval_s < 0) {
+    mode_ = Mode::kSilent;
   } else {
     mode_ = ::isatty(STDERR_FILENO) ? Mode::kBar : Mode::kSilent;
   }

@@ -16,6 +16,8 @@ class ProgressDisplay {
   /// later are seconds since the data started: the display's averages start
   /// there, at 0 bytes, as the summary's do.
   ProgressDisplay(double interval_s, std::optional<std::uint64_t> total, std::uint64_t files);
+  /// As `interval_s`: show nothing, even on a terminal.
+  static constexpr double kSilent = -1;
   /// Called often (every ~100 ms) with what is done so far and the file the
   /// source is reading ("" if none).
   void Update(double now_s, std::uint64_t bytes, std::uint64_t files_done,

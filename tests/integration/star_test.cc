@@ -1,0 +1,261 @@
+// A copy to many destinations laid out as a star (--to, --to-file): real
+// servers (local children, and remote ones over the private sshd), real
+// files. Every destination ends byte-identical; one that fails (its target
+// directory missing, its sink killed mid-copy) leaves the others complete,
+// ends with exit 16 and a line naming it, and the same command run again
+// completes only it, resuming what it kept.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "braid/error.h"
+#include "support/background_braid.h"
+#include "support/journal_probe.h"
+#include "support/mini_json.h"
+#include "support/process_runner.h"
+#include "support/sshd_test.h"
+#include "support/test_files.h"
+
+namespace braid {
+namespace {
+
+using testing::BackgroundBraid;
+using testing::Exists;
+using testing::JsonReader;
+using testing::JsonValue;
+using testing::MakeTree;
+using testing::RunBraid;
+using testing::SameContents;
+using testing::TreeDifferences;
+using testing::TreeFile;
+using testing::WaitFor;
+using testing::WritePatternFile;
+
+constexpr std::uint64_t kMiB = 1u << 20;
+constexpr int kStarFailed = 16;
+
+class StarTest : public testing::SshdTest {
+ protected:
+  /// The destination of `d` in `json`'s "destinations".
+  static const JsonValue& Leg(const JsonValue& json, const std::string& d) {
+    for (const JsonValue& leg : json["destinations"].array) {
+      if (leg["destination"].string == d) return leg;
+    }
+    throw std::runtime_error("no destination " + d + " in the report");
+  }
+
+  /// The process among `parent`'s children that has `path` open: the sink of
+  /// one destination, told apart from the other sinks and the sources.
+  static std::optional<pid_t> ChildWithOpen(pid_t parent, const std::string& path) {
+    const std::string want = std::filesystem::weakly_canonical(path).string();
+    for (pid_t child : testing::ChildrenOf(parent)) {
+      std::error_code ec;
+      const std::string fds = "/proc/" + std::to_string(child) + "/fd";
+      for (const auto& fd : std::filesystem::directory_iterator(fds, ec)) {
+        std::error_code link_ec;
+        if (std::filesystem::read_symlink(fd.path(), link_ec).string() == want) return child;
+      }
+    }
+    return std::nullopt;
+  }
+};
+
+TEST_F(StarTest, FileAndTreeWithHashToThreeDestinations) {
+  const std::string src = dir + "/one.bin";
+  WritePatternFile(src, 9 * kMiB + 123, 7);
+  const std::string tree =
+      MakeTree(dir + "/tree", {TreeFile("a.bin", 3 * kMiB + 5), TreeFile("sub/b.bin", 70000),
+                               TreeFile("sub/deeper/c.bin", 0)});
+  std::vector<std::string> dsts;
+  for (const char* name : {"r1", "r2", "l3"}) {
+    std::filesystem::create_directory(dir + "/" + name);
+    dsts.push_back(dir + "/" + name);
+  }
+  // Two remote destinations over ssh, one local: each is a session of its own.
+  const std::vector<std::string> to{Remote(dsts[0] + "/"), Remote(dsts[1] + "/"), dsts[2] + "/"};
+  auto r = RunBraid(
+      {"--json", "-e", "-p", "-r", src, tree, "--to", to[0], "--to", to[1], "--to", to[2]});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  JsonValue json = JsonReader::Parse(r.out);
+  EXPECT_EQ(json["end"]["complete"].number, 3);
+  EXPECT_EQ(json["end"]["exit_code"].number, 0);
+  for (std::size_t i = 0; i < dsts.size(); ++i) {
+    std::string why;
+    EXPECT_TRUE(SameContents(src, dsts[i] + "/one.bin", &why)) << dsts[i] << ": " << why;
+    EXPECT_EQ(TreeDifferences(tree, dsts[i] + "/tree"), "") << dsts[i];
+    EXPECT_EQ(Leg(json, to[i])["outcome"].string, "complete");
+    EXPECT_EQ(Leg(json, to[i])["bytes"].number, 9 * kMiB + 123 + 3 * kMiB + 5 + 70000);
+  }
+}
+
+// With the options of a copy to one, which each destination takes as its own.
+TEST_F(StarTest, ToFileWithComments) {
+  const std::string src = dir + "/f.bin";
+  WritePatternFile(src, 2 * kMiB + 1, 3);
+  const std::string list = dir + "/destinations";
+  std::ofstream(list) << "# the tier-1 sites\n\n"
+                      << Remote(dir + "/a.bin") << "\n"
+                      << "  # not this one: " << Remote(dir + "/no.bin") << "\n"
+                      << dir + "/b.bin   \n";
+  auto r = RunBraid({"-c", "-s", "4", "--cipher", "chacha20-poly1305", "--to-file", list, src});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(SameContents(src, dir + "/a.bin"));
+  EXPECT_TRUE(SameContents(src, dir + "/b.bin"));
+  EXPECT_FALSE(Exists(dir + "/no.bin"));
+}
+
+TEST_F(StarTest, UsageErrors) {
+  const std::string src = dir + "/f.bin";
+  WritePatternFile(src, 10, 3);
+  const std::string empty = dir + "/empty";
+  std::ofstream(empty) << "# nobody yet\n";
+  auto r = RunBraid({src, "--to-file", empty});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no destination"), std::string::npos) << r.err;
+  r = RunBraid({src, "--to", dir + "/x", "--topology", "chain"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--topology chain is not built yet"), std::string::npos) << r.err;
+  r = RunBraid({src, "--to", dir + "/x", "--topology", "ring"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--topology: invalid value \"ring\""), std::string::npos) << r.err;
+  const std::string bad = dir + "/bad";
+  std::ofstream(bad) << Remote(dir + "/ok") << "\n@nobody:/x\n";
+  r = RunBraid({src, "--to-file", bad});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(bad + ":2: "), std::string::npos) << r.err;
+  EXPECT_FALSE(Exists(dir + "/x"));
+  EXPECT_FALSE(Exists(dir + "/ok"));
+}
+
+TEST_F(StarTest, MissingTargetDirectoryFailsAloneAndARerunCompletesIt) {
+  const std::string src = dir + "/f.bin";
+  WritePatternFile(src, 5 * kMiB + 7, 9);
+  const std::string missing = dir + "/later/sub";
+  const std::vector<std::string> to{Remote(dir + "/d1.bin"), Remote(missing + "/"),
+                                    dir + "/d3.bin"};
+  const std::vector<std::string> args{"--json", "--retry", "0",   src,    "--to",
+                                      to[0],    "--to",    to[1], "--to", to[2]};
+  auto r = RunBraid(args);
+  EXPECT_EQ(r.exit_code, kStarFailed) << r.err;
+  EXPECT_TRUE(SameContents(src, dir + "/d1.bin"));
+  EXPECT_TRUE(SameContents(src, dir + "/d3.bin"));
+  // One line names the failed destination (host and path) and its cause.
+  EXPECT_NE(r.err.find("braid: " + to[1] + " failed: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("No such"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 of 3 destinations failed"), std::string::npos) << r.err;
+  JsonValue json = JsonReader::Parse(r.out);
+  EXPECT_EQ(json["end"]["exit_code"].number, kStarFailed);
+  EXPECT_EQ(json["end"]["error_name"].string, "destinations-failed");
+  EXPECT_EQ(Leg(json, to[1])["outcome"].string, "failed");
+  EXPECT_EQ(Leg(json, to[1])["exit_code"].number, ExitCodeFor(ErrorCode::kTargetUnwritable));
+  EXPECT_NE(Leg(json, to[1])["error"].string, "");
+
+  std::filesystem::create_directories(missing);
+  r = RunBraid(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(SameContents(src, missing + "/f.bin"));
+  json = JsonReader::Parse(r.out);
+  // What was complete is skipped: only the one that failed moves data.
+  EXPECT_EQ(Leg(json, to[0])["bytes"].number, 0);
+  EXPECT_EQ(Leg(json, to[2])["bytes"].number, 0);
+  EXPECT_EQ(Leg(json, to[1])["bytes"].number, 5 * kMiB + 7);
+}
+
+TEST_F(StarTest, SinkKilledMidCopyTheOthersCompleteAndARerunResumesIt) {
+  const std::string src = dir + "/big.bin";
+  const std::uint64_t size = 40 * kMiB;
+  WritePatternFile(src, size, 21);
+  const std::vector<std::string> to{dir + "/k1.bin", dir + "/k2.bin", dir + "/k3.bin"};
+  // -x per destination: slow enough that k2 is still arriving when it is killed.
+  const std::vector<std::string> args{"--json", "--retry", "0",   "-P",   "0.5", "-x",   "12M",
+                                      src,      "--to",    to[0], "--to", to[1], "--to", to[2]};
+  std::uint64_t kept = 0;
+  {
+    BackgroundBraid copy(args, dir);
+    ASSERT_TRUE(WaitFor([&] { return testing::JournaledBytes(to[1]) >= size / 4; }, 20))
+        << copy.err();
+    // k2's sink: the child of this braid that has k2's partial file open.
+    std::optional<pid_t> sink = ChildWithOpen(copy.pid(), to[1] + ".braid-part");
+    ASSERT_TRUE(sink.has_value()) << "no child of braid " << copy.pid() << " has k2 open";
+    ASSERT_EQ(::kill(*sink, SIGKILL), 0);
+    EXPECT_EQ(copy.Wait(30), kStarFailed) << copy.err();
+    EXPECT_NE(copy.err().find("braid: " + to[1] + " failed: "), std::string::npos) << copy.err();
+    // -P: the star's line, the destinations done and the slowest and fastest running.
+    EXPECT_NE(copy.err().find("braid: 0/3 destinations done; slowest "), std::string::npos)
+        << copy.err();
+    EXPECT_NE(copy.err().find("; fastest "), std::string::npos) << copy.err();
+    JsonValue json = JsonReader::Parse(copy.out());
+    EXPECT_EQ(Leg(json, to[1])["outcome"].string, "failed");
+    EXPECT_EQ(Leg(json, to[0])["outcome"].string, "complete");
+  }
+  EXPECT_TRUE(SameContents(src, to[0]));
+  EXPECT_TRUE(SameContents(src, to[2]));
+  EXPECT_FALSE(Exists(to[1])) << "a broken copy must never appear under its final name";
+  kept = testing::JournaledBytes(to[1]);
+  ASSERT_GE(kept, size / 4);
+  ASSERT_LT(kept, size);
+
+  auto r = RunBraid({"--json", "--retry", "0", src, "--to", to[0], "--to", to[1], "--to", to[2]});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(SameContents(src, to[1]));
+  JsonValue json = JsonReader::Parse(r.out);
+  const double moved = Leg(json, to[1])["bytes"].number;
+  std::printf("k2 lacked %llu bytes; the rerun moved %.0f\n",
+              static_cast<unsigned long long>(size - kept), moved);
+  EXPECT_LE(moved, 1.15 * static_cast<double>(size - kept));
+  EXPECT_EQ(Leg(json, to[1])["bytes_skipped"].number, kept);
+  EXPECT_EQ(Leg(json, to[0])["bytes"].number, 0);
+  EXPECT_EQ(Leg(json, to[2])["bytes"].number, 0);
+}
+
+TEST_F(StarTest, AKilledSinkIsRetriedAloneAndCompletes) {
+  const std::string src = dir + "/r.bin";
+  const std::uint64_t size = 24 * kMiB;
+  WritePatternFile(src, size, 5);
+  const std::vector<std::string> to{dir + "/r1.bin", dir + "/r2.bin"};
+  BackgroundBraid copy({"--json", "--retry", "1", "-x", "12M", src, "--to", to[0], "--to", to[1]},
+                       dir);
+  ASSERT_TRUE(WaitFor([&] { return testing::JournaledBytes(to[0]) >= size / 4; }, 20))
+      << copy.err();
+  std::optional<pid_t> sink = ChildWithOpen(copy.pid(), to[0] + ".braid-part");
+  ASSERT_TRUE(sink.has_value());
+  ASSERT_EQ(::kill(*sink, SIGKILL), 0);
+  ASSERT_EQ(copy.Wait(30), 0) << copy.err();
+  EXPECT_TRUE(SameContents(src, to[0]));
+  EXPECT_TRUE(SameContents(src, to[1]));
+  // The retry's lines name the destination that had it.
+  EXPECT_NE(copy.err().find("braid: " + to[0] + ": retry 1 of 1"), std::string::npos) << copy.err();
+  JsonValue json = JsonReader::Parse(copy.out());
+  EXPECT_EQ(Leg(json, to[0])["retries"].number, 1);
+  EXPECT_EQ(Leg(json, to[1])["retries"].number, 0);
+  EXPECT_EQ(json["end"]["exit_code"].number, 0);
+}
+
+TEST_F(StarTest, RemoteSourceToTwoLocalDestinations) {
+  const std::string src = dir + "/pulled.bin";
+  WritePatternFile(src, 3 * kMiB + 11, 8);
+  std::filesystem::create_directory(dir + "/p1");
+  std::filesystem::create_directory(dir + "/p2");
+  auto r = RunBraid({"-e", Remote(src), "--to", dir + "/p1/", "--to", dir + "/p2/"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(SameContents(src, dir + "/p1/pulled.bin"));
+  EXPECT_TRUE(SameContents(src, dir + "/p2/pulled.bin"));
+  // The digest line once, not once per destination.
+  std::size_t lines = 0;
+  for (std::size_t at = r.out.find("pulled.bin"); at != std::string::npos;
+       at = r.out.find("pulled.bin", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 1u) << r.out;
+}
+
+}  // namespace
+}  // namespace braid
