@@ -35,9 +35,8 @@ std::string ReadListFile(const std::string& path, std::string_view option, std::
   return text;
 }
 
-std::vector<std::string> ParseSourceList(std::string_view text, bool nul_separated,
-                                         const std::string& file_name) {
-  std::vector<std::string> out;
+std::vector<ListedLine> ParseListLines(std::string_view text, bool nul_separated) {
+  std::vector<ListedLine> out;
   const char end_of_name = nul_separated ? '\0' : '\n';
   for (std::size_t number = 1; !text.empty(); ++number) {
     const std::size_t end = text.find(end_of_name);
@@ -47,12 +46,20 @@ std::vector<std::string> ParseSourceList(std::string_view text, bool nul_separat
       if (!name.empty() && name.back() == '\r') name.remove_suffix(1);
       if (!name.empty() && (name.front() == '#' || name.front() == ';')) continue;
     }
-    if (name.empty()) continue;
-    if (name == "-") {
-      throw BraidError(ErrorCode::kUsage, file_name + ":" + std::to_string(number) +
+    if (!name.empty()) out.push_back({number, std::string(name)});
+  }
+  return out;
+}
+
+std::vector<std::string> ParseSourceList(std::string_view text, bool nul_separated,
+                                         const std::string& file_name) {
+  std::vector<std::string> out;
+  for (ListedLine& line : ParseListLines(text, nul_separated)) {
+    if (line.text == "-") {
+      throw BraidError(ErrorCode::kUsage, file_name + ":" + std::to_string(line.number) +
                                               ": '-' (stdin) cannot be a listed source");
     }
-    out.emplace_back(name);
+    out.push_back(std::move(line.text));
   }
   return out;
 }
