@@ -105,6 +105,7 @@ std::vector<ControlMessage> Messages() {
   open.paths = {"run42.h5", "dir/sub"};
   open.recursive = true;
   open.device_size = 10u << 30;
+  open.filters = {{true, "keep.tmp"}, {false, "*.tmp"}, {false, "/run42/cache/"}};
   out.push_back(open);
   FileList list;
   list.entries = {Entry(0, FileKind::kDirectory, "run42", 0),

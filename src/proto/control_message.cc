@@ -364,6 +364,11 @@ struct Encoder {
     w.U64(m.device_size.value_or(0));
     PutBool(w, m.follow_symlinks);
     PutBool(w, m.remote_paths);
+    w.U16(static_cast<std::uint16_t>(m.filters.size()));
+    for (const PathFilterRule& rule : m.filters) {
+      PutBool(w, rule.include);
+      w.String(rule.pattern);
+    }
   }
   void operator()(const FileList& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kFileList));
@@ -497,6 +502,15 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       if (has_size) m.device_size = size;
       m.follow_symlinks = GetBool(r);
       m.remote_paths = GetBool(r);
+      const std::uint16_t rules = r.U16();
+      if (rules > kMaxFilterRules) WireReader::Fail("too many --exclude/--include rules");
+      m.filters.reserve(rules);
+      for (std::uint16_t i = 0; i < rules; ++i) {
+        PathFilterRule rule;
+        rule.include = GetBool(r);
+        rule.pattern = r.String(kMaxFilterPatternLength);
+        m.filters.push_back(std::move(rule));
+      }
       return m;
     }
     case MessageType::kFileList: {

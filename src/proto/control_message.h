@@ -17,6 +17,7 @@
 #include "braid/file_entry.h"
 #include "braid/fsync_policy.h"
 #include "braid/limits.h"
+#include "braid/path_filter_rule.h"
 #include "security/crypto/file_digest.h"
 #include "security/crypto/session_secret.h"
 
@@ -27,8 +28,9 @@ namespace braid {
 /// frames, SinkOpen's `existing`, FileDone's `unchanged`). 5: remote paths as
 /// scp reads them (SourceOpen's and SinkOpen's `remote_paths`), Progress's
 /// `current_path`, Note. 6: braid's version in Hello and HelloReply, which
-/// a peer of another version reads too.
-constexpr std::uint16_t kProtocolVersion = 6;
+/// a peer of another version reads too. 7: SourceOpen's `filters`
+/// (--exclude, --include).
+constexpr std::uint16_t kProtocolVersion = 7;
 /// Hello and HelloReply of this protocol version and later begin alike (the
 /// version, then braid's own version), so two versions can name each other.
 constexpr std::uint16_t kFirstNamingVersion = 6;
@@ -109,6 +111,9 @@ struct SourceOpen {
   bool follow_symlinks = false;              ///< -L: copy what links inside a tree point to
   /// The paths were typed after `host:`: `~`, the home and globs as scp has them.
   bool remote_paths = false;
+  /// --exclude / --include, in order: what a directory SRC holds is listed
+  /// only when these let it through (source/path_filter.h).
+  std::vector<PathFilterRule> filters{};
 };
 /// source -> agent -> sink: the file list, in chunks; `last` ends it.
 struct FileList {

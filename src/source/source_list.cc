@@ -18,6 +18,7 @@
 #include "braid/error.h"
 #include "braid/unique_fd.h"
 #include "session/remote_path.h"
+#include "source/path_filter.h"
 #include "source/source_fingerprint.h"
 
 namespace braid {
@@ -31,7 +32,7 @@ constexpr std::size_t kMatchesNamed = 4;
 class ListBuilder {
  public:
   ListBuilder(const SourceListRequest& request, std::vector<std::string>& warnings)
-      : request_(request), warnings_(warnings) {}
+      : request_(request), warnings_(warnings), filter_(request.filters) {}
 
   /// One SRC as typed: as scp reads a remote path (a home, a glob's
   /// matches), else as it is.
@@ -267,6 +268,7 @@ class ListBuilder {
         }
         st = target;
       }
+      if (!filter_.empty() && filter_.Excludes(child, S_ISDIR(st.st_mode))) continue;
       if (S_ISDIR(st.st_mode)) {
         // Following links can lead back up the tree; each directory is entered once.
         if (!entered_.insert({st.st_dev, st.st_ino}).second) {
@@ -302,6 +304,7 @@ class ListBuilder {
 
   const SourceListRequest& request_;
   std::vector<std::string>& warnings_;
+  const PathFilter filter_;
   SourceList list_;
   std::set<std::pair<dev_t, ino_t>> entered_;
   std::map<dev_t, bool> size_lies_;  ///< SizeLies's answer per device

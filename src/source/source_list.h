@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "braid/file_entry.h"
+#include "braid/path_filter_rule.h"
 #include "session/packed_list.h"
 #include "source/source_change.h"
 
@@ -73,6 +74,9 @@ struct SourceListRequest {
   std::string host;                          ///< for messages
   /// The paths were typed after `host:`: read them as scp does (session/remote_path.h).
   bool remote_paths = false;
+  /// --exclude / --include: what a directory SRC holds is listed only when
+  /// these let it through (source/path_filter.h); a SRC itself always is.
+  std::vector<PathFilterRule> filters{};
 };
 
 /// A missing or unreadable SRC, or an entry inside a tree that vanished or

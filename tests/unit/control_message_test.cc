@@ -334,6 +334,21 @@ TEST(ControlMessageTest, SourceOpenRoundTrip) {
   EXPECT_FALSE(RoundTrip(none).remote_paths);
   none.remote_paths = true;
   EXPECT_TRUE(RoundTrip(none).remote_paths);
+  EXPECT_TRUE(RoundTrip(none).filters.empty());
+}
+
+TEST(ControlMessageTest, SourceOpenCarriesTheFilterRulesInOrder) {
+  SourceOpen in{{"tree"}, true, std::nullopt};
+  in.filters = {{true, "keep.tmp"}, {false, "*.tmp"}, {false, "/tree/build/"}};
+  EXPECT_EQ(RoundTrip(in).filters, in.filters);
+}
+
+TEST(ControlMessageTest, SourceOpenWithTooManyFilterRulesIsRefused) {
+  SourceOpen in{{"tree"}, true, std::nullopt};
+  in.filters.assign(kMaxFilterRules, PathFilterRule{false, "x"});
+  EXPECT_EQ(RoundTrip(in).filters.size(), kMaxFilterRules);
+  in.filters.push_back({false, "x"});
+  EXPECT_THROW(DecodeMessage(EncodeMessage(in)), BraidError);
 }
 
 TEST(ControlMessageTest, SourceOpenIgnoresSizeWhenAbsent) {
@@ -344,8 +359,9 @@ TEST(ControlMessageTest, SourceOpenIgnoresSizeWhenAbsent) {
   w.U8(0);
   w.U8(0);  // has_size = false
   w.U64(12345);
-  w.U8(1);  // follow_symlinks
-  w.U8(0);  // remote_paths
+  w.U8(1);   // follow_symlinks
+  w.U8(0);   // remote_paths
+  w.U16(0);  // no filters
   ControlMessage m = DecodeMessage(w.Take());
   ASSERT_TRUE(std::holds_alternative<SourceOpen>(m));
   EXPECT_FALSE(std::get<SourceOpen>(m).device_size.has_value());
