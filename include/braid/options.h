@@ -13,6 +13,7 @@
 #include "braid/fsync_policy.h"
 #include "braid/hash_algorithm.h"
 #include "braid/limits.h"
+#include "braid/path_filter_rule.h"
 #include "braid/topology.h"
 
 namespace braid {
@@ -36,6 +37,8 @@ constexpr std::size_t kMaxDestinations = 256;
 
 struct Options {
   std::vector<Endpoint> sources;
+  /// --exclude / --include / --exclude-from / --include-from, in order.
+  std::vector<PathFilterRule> filters{};
   Endpoint destination;
   /// --to / --to-file: a copy to each of these (docs/architecture.md, "A copy to
   /// many destinations"); empty for the one DST of `braid SRC... DST`.

@@ -17,6 +17,7 @@
 #include "cli/config_file.h"
 #include "cli/destination_list.h"
 #include "cli/endpoint_parser.h"
+#include "cli/filter_rules.h"
 #include "cli/help_format.h"
 #include "cli/list_file.h"
 #include "cli/qos_parser.h"
@@ -187,6 +188,10 @@ struct RawArgs {
   std::string infiles;      ///< -I FILE: sources a line
   std::string files0_from;  ///< --files0-from FILE: sources NUL-separated
   std::string topology;
+  std::vector<std::string> exclude;  ///< --exclude, repeatable; ordered by GivenFilters
+  std::vector<std::string> include;
+  std::vector<std::string> exclude_from;
+  std::vector<std::string> include_from;
 };
 
 /// What is copied and how it lands.
@@ -236,6 +241,24 @@ void DefineCopyingOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("--files0-from", raw.files0_from,
                  "As -I, with the sources NUL-separated (find -print0)")
       ->type_name("FILE");
+  const auto repeatable = [&](const char* name, std::vector<std::string>& into, const char* help,
+                              const char* type) {
+    app.add_option(name, into, help)
+        ->type_name(type)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);
+  };
+  repeatable("--exclude", raw.exclude,
+             "Leave out what a directory SRC holds where PATTERN matches ('*.tmp', 'cache/', "
+             "'/run42/raw'); repeatable, the first matching --exclude/--include decides "
+             "(man braid, FILTERS)",
+             "PATTERN");
+  repeatable("--include", raw.include,
+             "Keep what PATTERN matches even where a later --exclude would leave it out",
+             "PATTERN");
+  repeatable("--exclude-from", raw.exclude_from,
+             "An --exclude for each line of FILE (# and ; lines skipped; - reads stdin)", "FILE");
+  repeatable("--include-from", raw.include_from, "An --include for each line of FILE", "FILE");
   app.add_option("--topology", raw.topology,
                  "How the data reaches many destinations: star (the source sends to each; "
                  "auto, the default, is star for now); chain and tree:K are not built yet")
@@ -579,6 +602,32 @@ Topology ParseRunnableTopology(const std::string& text) {
   return topology;
 }
 
+/// The filter options in the order they were given, the config file's first:
+/// the first rule that matches an entry decides, so order is meaning.
+std::vector<GivenFilter> GivenFilters(const CLI::App& app, const RawArgs& raw) {
+  struct Given {
+    const CLI::Option* option;
+    const std::vector<std::string>& values;
+    GivenFilter::Kind kind;
+    std::size_t next = 0;
+  };
+  std::vector<Given> options = {
+      {app.get_option("--exclude"), raw.exclude, GivenFilter::Kind::kExclude},
+      {app.get_option("--include"), raw.include, GivenFilter::Kind::kInclude},
+      {app.get_option("--exclude-from"), raw.exclude_from, GivenFilter::Kind::kExcludeFrom},
+      {app.get_option("--include-from"), raw.include_from, GivenFilter::Kind::kIncludeFrom},
+  };
+  std::vector<GivenFilter> given;
+  for (const CLI::Option* parsed : app.parse_order()) {
+    for (Given& o : options) {
+      if (parsed == o.option && o.next < o.values.size()) {
+        given.push_back({o.kind, o.values[o.next++]});
+      }
+    }
+  }
+  return given;
+}
+
 /// -I FILE and --files0-from FILE: the sources they list go before the
 /// operands, which then may be the DST alone (or nothing, with --to).
 void PrependListedSources(const CLI::App& app, RawArgs& raw) {
@@ -670,6 +719,7 @@ CommandLine ParseArgs(const std::vector<std::string>& in_order, std::ostream& ou
     result.mode = CommandLine::Mode::kServe;
     return result;
   }
+  result.options.filters = CollectFilterRules(GivenFilters(app, raw));
   if (app.count("--infiles") > 0 || app.count("--files0-from") > 0) PrependListedSources(app, raw);
   if (app.count("--to") > 0 || app.count("--to-file") > 0) {
     ApplyDestinations(app, raw, result.options);
