@@ -75,6 +75,7 @@ FileEntry Entry(std::uint32_t id, FileKind kind, const std::string& path, std::u
   e.mtime_sec = 1700000000;
   e.mtime_nsec = 123456789;
   if (kind == FileKind::kSymlink) e.link_target = "../target";
+  if (kind == FileKind::kHardLink) e.link_target = "run42/a.bin";
   if (kind == FileKind::kRegular && size >= kResumeMinSize) e.fingerprint = 0x1234abcd5678ef90;
   return e;
 }
@@ -105,13 +106,15 @@ std::vector<ControlMessage> Messages() {
   open.paths = {"run42.h5", "dir/sub"};
   open.recursive = true;
   open.device_size = 10u << 30;
+  open.hard_links = true;
   open.filters = {{true, "keep.tmp"}, {false, "*.tmp"}, {false, "/run42/cache/"}};
   out.push_back(open);
   FileList list;
   list.entries = {Entry(0, FileKind::kDirectory, "run42", 0),
                   Entry(1, FileKind::kRegular, "run42/a.bin", 8u << 20),
                   Entry(2, FileKind::kSymlink, "run42/link", 0),
-                  Entry(3, FileKind::kStream, "-", kUnknownSize)};
+                  Entry(3, FileKind::kStream, "-", kUnknownSize),
+                  Entry(4, FileKind::kHardLink, "run42/again.bin", 0)};
   list.last = true;
   out.push_back(list);
   SinkOpen sink;

@@ -12,6 +12,9 @@ enum class FileKind : std::uint8_t {
   kDirectory = 2,  ///< created by the sink; carries no data
   kSymlink = 3,    ///< recreated as a link (never followed) inside -r
   kStream = 4,     ///< stdin, a pipe or a device: read once, in order
+  /// With -H: another name for a regular file listed before it (its path is
+  /// `link_target`), made at the sink as a hard link once that file is in place.
+  kHardLink = 5,
 };
 
 constexpr std::uint64_t kUnknownSize = std::numeric_limits<std::uint64_t>::max();
@@ -27,7 +30,7 @@ struct FileEntry {
   std::uint32_t mtime_nsec = 0;
   std::uint32_t uid = 0;  ///< numeric owner, applied with -p when the sink runs as root
   std::uint32_t gid = 0;
-  std::string link_target;  ///< for kSymlink
+  std::string link_target;  ///< for kSymlink; for kHardLink the path of the file it names
   /// A hash of samples of a regular file's content (0 for small files), so a
   /// resumed copy notices a different source of the same size and time.
   std::uint64_t fingerprint = 0;

@@ -37,6 +37,7 @@ constexpr std::size_t kMaxDestinations = 256;
 
 struct Options {
   std::vector<Endpoint> sources;
+  bool hard_links = false;  ///< -H: files linked to each other arrive linked
   /// --exclude / --include / --exclude-from / --include-from, in order.
   std::vector<PathFilterRule> filters{};
   Endpoint destination;

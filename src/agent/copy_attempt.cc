@@ -119,6 +119,7 @@ void CopyAttempt::OpenSource() {
   open.follow_symlinks = options_.follow_symlinks;
   open.device_size = options_.size;
   open.remote_paths = source_->is_remote();
+  open.hard_links = options_.hard_links;
   open.filters = options_.filters;
   source_->Send(open);
 }

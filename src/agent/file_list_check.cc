@@ -43,7 +43,8 @@ void FileListCheck::Check(const FileEntry& e) {
   std::string_view path = e.path;
   std::string top(path.substr(0, path.find('/')));
   bool nested = top.size() != path.size();
-  bool plain = e.kind == FileKind::kRegular || e.kind == FileKind::kStream;
+  bool plain =
+      e.kind == FileKind::kRegular || e.kind == FileKind::kStream || e.kind == FileKind::kHardLink;
   if (e.top >= names_.size() || (!recursive_ && (nested || !plain))) {
     Reject("the source sent \"" + e.path + "\", which was not asked for");
   }

@@ -201,6 +201,9 @@ void DefineCopyingOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_flag("-L,--follow-symlinks", options.follow_symlinks,
                "With -r, copy what symbolic links point to instead of the links");
   app.add_flag("-p,--preserve", options.preserve, "Preserve mode and modification times");
+  app.add_flag("-H,--hard-links", options.hard_links,
+               "Keep hard links: files of the copy that are one file at the source (one inode) "
+               "arrive as one file with as many names");
   app.add_flag("-f,--force", options.force,
                "Also replace what is not a regular file (a link where a file goes) and copy "
                "complete files again; a file that differs is replaced without it");

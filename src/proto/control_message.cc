@@ -169,7 +169,7 @@ FileEntry GetEntry(WireReader& r) {
   e.id = r.U32();
   e.top = r.U16();
   std::uint8_t kind = r.U8();
-  if (kind < 1 || kind > 4) WireReader::Fail("unknown file kind");
+  if (kind < 1 || kind > 5) WireReader::Fail("unknown file kind");
   e.kind = static_cast<FileKind>(kind);
   e.path = r.String(kMaxPathLength);
   if (!IsSafeRelativePath(e.path)) WireReader::Fail("unsafe file name in file list");
@@ -183,8 +183,12 @@ FileEntry GetEntry(WireReader& r) {
   e.gid = r.U32();
   e.link_target = r.String(kMaxPathLength);
   if (e.link_target.find('\0') != std::string::npos) WireReader::Fail("NUL in link target");
-  if (e.kind != FileKind::kSymlink && !e.link_target.empty()) {
+  if (e.kind != FileKind::kSymlink && e.kind != FileKind::kHardLink && !e.link_target.empty()) {
     WireReader::Fail("link target on a non-link");
+  }
+  // A hard link names a file of the same list: a path as safe as the entry's own.
+  if (e.kind == FileKind::kHardLink && (!IsSafeRelativePath(e.link_target) || e.size != 0)) {
+    WireReader::Fail("hard link to an unsafe name, or with a size");
   }
   e.fingerprint = r.U64();
   if (e.kind != FileKind::kStream && e.size == kUnknownSize) {
@@ -364,6 +368,7 @@ struct Encoder {
     w.U64(m.device_size.value_or(0));
     PutBool(w, m.follow_symlinks);
     PutBool(w, m.remote_paths);
+    PutBool(w, m.hard_links);
     w.U16(static_cast<std::uint16_t>(m.filters.size()));
     for (const PathFilterRule& rule : m.filters) {
       PutBool(w, rule.include);
@@ -502,6 +507,7 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       if (has_size) m.device_size = size;
       m.follow_symlinks = GetBool(r);
       m.remote_paths = GetBool(r);
+      m.hard_links = GetBool(r);
       const std::uint16_t rules = r.U16();
       if (rules > kMaxFilterRules) WireReader::Fail("too many --exclude/--include rules");
       m.filters.reserve(rules);

@@ -111,6 +111,8 @@ struct SourceOpen {
   bool follow_symlinks = false;              ///< -L: copy what links inside a tree point to
   /// The paths were typed after `host:`: `~`, the home and globs as scp has them.
   bool remote_paths = false;
+  /// -H: a file's second name is listed as a hard link to its first.
+  bool hard_links = false;
   /// --exclude / --include, in order: what a directory SRC holds is listed
   /// only when these let it through (source/path_filter.h).
   std::vector<PathFilterRule> filters{};

@@ -174,9 +174,10 @@ class Server {
 
   void OpenSource(const SourceOpen& open) {
     std::vector<std::string> warnings;
-    source_files_ = BuildSourceList({open.paths, open.recursive, open.follow_symlinks,
-                                     open.device_size, label_, open.remote_paths, open.filters},
-                                    warnings);
+    source_files_ =
+        BuildSourceList({open.paths, open.recursive, open.follow_symlinks, open.device_size, label_,
+                         open.remote_paths, open.hard_links, open.filters},
+                        warnings);
     for (const auto& note : source_files_.notes) channel_.Send(Note{note});
     source_files_.notes.clear();
     for (const auto& w : warnings) channel_.Send(Warning{w});

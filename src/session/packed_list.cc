@@ -53,7 +53,7 @@ void PackedList::Add(const FileEntry& e) {
   f.mode = static_cast<std::uint16_t>(e.mode);
   f.top = e.top;
   f.kind = e.kind;
-  if (e.kind == FileKind::kSymlink) {
+  if (e.kind == FileKind::kSymlink || e.kind == FileKind::kHardLink) {
     links_.push_back({e.id, AppendAt(link_names_, e.link_target.size())});
     link_names_ += e.link_target;
   }

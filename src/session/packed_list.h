@@ -42,7 +42,7 @@ class PackedList {
   std::uint32_t gid(std::uint32_t id) const { return OwnerOf(id).gid; }
   std::int64_t mtime_sec(std::uint32_t id) const { return At(id).mtime_sec; }
   std::uint32_t mtime_nsec(std::uint32_t id) const { return At(id).mtime_nsec; }
-  /// Empty unless a symlink.
+  /// Empty unless a symlink or a hard link.
   std::string_view link_target(std::uint32_t id) const;
   /// 0 for files without one (below kResumeMinSize).
   std::uint64_t fingerprint(std::uint32_t id) const;

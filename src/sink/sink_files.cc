@@ -229,8 +229,29 @@ void SinkFiles::FindNewDirectories() {
   }
 }
 
+void SinkFiles::FindHardLinkTargets() {
+  // The names hard links give, then one pass over the list in order: a
+  // target must be a regular file met before the link that names it.
+  std::unordered_map<std::string, std::optional<std::uint32_t>> files;
+  for (std::uint32_t id = 0; id < list_.size(); ++id) {
+    if (list_.kind(id) == FileKind::kHardLink) files.emplace(list_.link_target(id), std::nullopt);
+  }
+  if (files.empty()) return;
+  for (std::uint32_t id = 0; id < list_.size(); ++id) {
+    if (list_.kind(id) == FileKind::kRegular) {
+      auto it = files.find(std::string(list_.path(id)));
+      if (it != files.end() && !it->second) it->second = id;
+    } else if (list_.kind(id) == FileKind::kHardLink) {
+      const std::optional<std::uint32_t>& file = files.at(std::string(list_.link_target(id)));
+      if (!file) Reject("a hard link to a name that is not a file listed before it");
+      hard_links_.emplace_back(id, *file);
+    }
+  }
+}
+
 void SinkFiles::Prepare(bool force) {
   if (plan_.mode == TargetPlan::Mode::kStream) return;
+  FindHardLinkTargets();
   std::string root = plan_.mode == TargetPlan::Mode::kAsTarget ? Parent(plan_.base) : plan_.base;
   struct stat st {};
   if (fs_.Stat(root, &st) != 0) Fail(root, errno);
@@ -251,6 +272,10 @@ void SinkFiles::Prepare(bool force) {
       case FileKind::kSymlink:
         PrepareLink(id, path, exists ? &existing : nullptr, force);
         made = true;
+        break;
+      case FileKind::kHardLink:
+        // Made at the end (MakeHardLinks), once the file it names is in place.
+        if (exists && !force && !S_ISREG(existing.st_mode)) FailExists(path);
         break;
       case FileKind::kRegular:
       case FileKind::kStream:
@@ -681,6 +706,41 @@ void SinkFiles::MarkTreeRoot(const std::string& name) {
   }
   // Without the mark a re-run copies the tree into this directory instead of
   // resuming it: worse, but not wrong, so a failure here is not the copy's.
+}
+
+void SinkFiles::MakeHardLinks() {
+  std::vector<std::uint32_t> made;
+  for (const auto& [link, file] : hard_links_) {
+    const std::string path = final_path(link);
+    const std::string target = final_path(file);
+    struct stat want {};
+    if (fs_.Lstat(target, &want) != 0) Fail(target, errno);
+    if (!S_ISREG(want.st_mode)) Fail(target, EINVAL);
+    struct stat have {};
+    if (fs_.Lstat(path, &have) == 0) {
+      if (have.st_dev == want.st_dev && have.st_ino == want.st_ino) {
+        MutexLock lock(mutex_);
+        Set(link, kCommitted);
+        continue;  // a re-run's own link
+      }
+      // Linked under the partial name and renamed over, so the name never
+      // goes missing; a directory there is left to rename's EISDIR.
+      const std::string partial = partial_path(link);
+      fs_.Unlink(partial);
+      if (fs_.Link(-1, target, partial) != 0) Fail(path, errno);
+      if (fs_.Rename(partial, path, false) != 0) {
+        const int err = errno;
+        fs_.Unlink(partial);
+        Fail(path, err);
+      }
+    } else if (fs_.Link(-1, target, path) != 0) {
+      Fail(path, errno);
+    }
+    made.push_back(link);
+    MutexLock lock(mutex_);
+    Set(link, kCommitted);
+  }
+  SyncDirectories(made);
 }
 
 void SinkFiles::FinishDirectories() {

@@ -109,6 +109,11 @@ class SinkFiles {
   /// Call MakeDurable first, so a crash can never leave a short file under
   /// the final name.
   void Commit(std::uint32_t id, bool force);
+  /// -H: makes each hard link the list holds, once every file is in place: a
+  /// new name for the file it names, replacing a regular file there (or
+  /// another kind of entry with -f, which Prepare checked). With -y dd, syncs
+  /// the directories that gained one.
+  void MakeHardLinks();
   /// Gives directories their final mode (and owner and times with -p) once
   /// everything inside them is written, and removes the tree-root mark.
   void FinishDirectories();
@@ -217,6 +222,9 @@ class SinkFiles {
   /// Prepare's part for a symbolic link.
   void PrepareLink(std::uint32_t id, const std::string& path, const struct stat* existing,
                    bool force);
+  /// Finds the file each hard link names: a regular file listed before it.
+  /// Throws BraidError(kProtocol) for any other name.
+  void FindHardLinkTargets();
   /// lstat: a regular file is at `path` (one a copy may replace without -f).
   bool IsRegularFile(const std::string& path) const;
   /// The symbolic link at `path` holds exactly `target`.
@@ -295,6 +303,9 @@ class SinkFiles {
   /// Set by FindNewDirectories before any other thread starts, then only
   /// read: kept apart from flags_, whose bytes other threads write.
   std::vector<bool> in_new_directory_;
+  /// -H: each hard link's id and the id of the file it names; set by Prepare
+  /// before any other thread starts, then only read.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> hard_links_;
   /// The files in flight, by id (SinkFile says when).
   std::unordered_map<std::uint32_t, std::unique_ptr<SinkFile>> in_flight_ BRAID_GUARDED_BY(mutex_);
   const TargetPlan plan_;  ///< set in the constructor

@@ -169,6 +169,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
     if (callbacks.kept) callbacks.kept(kept);
     throw *e;
   }
+  s.files->MakeHardLinks();
   s.files->FinishDirectories();
 }
 

@@ -37,7 +37,7 @@ std::optional<BlockStep> BlockScheduler::Next() {
     const std::uint64_t size = files_.file_size(id);
     // Only a regular file can resume: a stream is read in order, once.
     const ResumeEntry* r = kind != FileKind::kRegular ? nullptr : ResumeOf(id);
-    if (kind == FileKind::kDirectory || kind == FileKind::kSymlink || (r && r->complete)) {
+    if (!files_.carries_data(id) || (r && r->complete)) {
       ++file_;
       continue;
     }

@@ -204,6 +204,16 @@ class ListBuilder {
       Push(std::move(e), std::move(local));
       return;
     }
+    if (request_.hard_links && st.st_nlink > 1) {
+      auto [first, fresh] = first_names_.try_emplace({st.st_dev, st.st_ino}, name);
+      if (!fresh) {
+        FileEntry e = EntryFrom(st, top, std::move(name), FileKind::kHardLink);
+        e.size = 0;
+        e.link_target = first->second;
+        Push(std::move(e), std::move(local));
+        return;
+      }
+    }
     FileEntry e = EntryFrom(st, top, std::move(name), FileKind::kRegular);
     if (cap) e.size = std::min(e.size, *cap);
     Push(std::move(e), std::move(local), StampOf(st));
@@ -307,6 +317,8 @@ class ListBuilder {
   const PathFilter filter_;
   SourceList list_;
   std::set<std::pair<dev_t, ino_t>> entered_;
+  /// -H: the list path of each file with more than one link, by its inode.
+  std::map<std::pair<dev_t, ino_t>, std::string> first_names_;
   std::map<dev_t, bool> size_lies_;  ///< SizeLies's answer per device
   std::optional<BraidError> first_left_out_;
 };

@@ -74,6 +74,9 @@ struct SourceListRequest {
   std::string host;                          ///< for messages
   /// The paths were typed after `host:`: read them as scp does (session/remote_path.h).
   bool remote_paths = false;
+  /// -H: a regular file met again under another name is listed as a kHardLink
+  /// to the name it was first listed by.
+  bool hard_links = false;
   /// --exclude / --include: what a directory SRC holds is listed only when
   /// these let it through (source/path_filter.h); a SRC itself always is.
   std::vector<PathFilterRule> filters{};

@@ -361,6 +361,7 @@ TEST(ControlMessageTest, SourceOpenIgnoresSizeWhenAbsent) {
   w.U64(12345);
   w.U8(1);   // follow_symlinks
   w.U8(0);   // remote_paths
+  w.U8(0);   // hard_links
   w.U16(0);  // no filters
   ControlMessage m = DecodeMessage(w.Take());
   ASSERT_TRUE(std::holds_alternative<SourceOpen>(m));
@@ -1027,6 +1028,21 @@ TEST(ControlMessageTest, LinkTargetOnlyOnLinks) {
   link.link_target = "/absolute/is/fine/for/a/target";
   EXPECT_NO_THROW(DecodeMessage(OneEntryList(link)));
   link.link_target = std::string("bad\0target", 10);
+  EXPECT_EQ(DecodeError(OneEntryList(link)), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, AHardLinkNamesASafeRelativePathAndHasNoSize) {
+  FileEntry link = RegularEntry(0, "t/again");
+  link.kind = FileKind::kHardLink;
+  link.size = 0;
+  link.link_target = "t/data.bin";
+  EXPECT_NO_THROW(DecodeMessage(OneEntryList(link)));
+  for (const char* unsafe : {"/etc/shadow", "t/../../x", "", "t//x"}) {
+    link.link_target = unsafe;
+    EXPECT_EQ(DecodeError(OneEntryList(link)), ErrorCode::kProtocol) << unsafe;
+  }
+  link.link_target = "t/data.bin";
+  link.size = 1;
   EXPECT_EQ(DecodeError(OneEntryList(link)), ErrorCode::kProtocol);
 }
 

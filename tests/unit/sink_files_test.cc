@@ -166,6 +166,37 @@ TEST_F(SinkFilesTest, ALinkThatAlreadyMatchesIsKeptAndAnotherLinkReplaced) {
   EXPECT_TRUE(files_->committed(1));
 }
 
+TEST_F(SinkFilesTest, AHardLinkMustNameARegularFileListedBeforeIt) {
+  FileEntry file = Entry(0, FileKind::kRegular, "f", 10);
+  FileEntry link = Entry(1, FileKind::kHardLink, "g");
+  link.link_target = "f";
+  Make({file, link});
+  EXPECT_NO_THROW(files_->Prepare(false));
+
+  FileEntry early = Entry(0, FileKind::kHardLink, "g");
+  early.link_target = "f";
+  Make({early, Entry(1, FileKind::kRegular, "f", 10)});
+  EXPECT_EQ(ThrownCode([&] { files_->Prepare(false); }), ErrorCode::kProtocol);
+
+  FileEntry to_directory = Entry(1, FileKind::kHardLink, "g");
+  to_directory.link_target = "d";
+  Make({Entry(0, FileKind::kDirectory, "d"), to_directory});
+  EXPECT_EQ(ThrownCode([&] { files_->Prepare(false); }), ErrorCode::kProtocol);
+
+  FileEntry outside = Entry(1, FileKind::kHardLink, "g");
+  outside.link_target = "not-in-the-list";
+  Make({file, outside});
+  EXPECT_EQ(ThrownCode([&] { files_->Prepare(false); }), ErrorCode::kProtocol);
+}
+
+TEST_F(SinkFilesTest, AHardLinkOverAnotherKindOfEntryNeedsForce) {
+  fs_.AddDirectory("/t/g");
+  FileEntry link = Entry(1, FileKind::kHardLink, "g");
+  link.link_target = "f";
+  Make({Entry(0, FileKind::kRegular, "f", 10), link});
+  EXPECT_NE(Message([&] { files_->Prepare(false); }).find("/t/g"), std::string::npos);
+}
+
 TEST_F(SinkFilesTest, ADirectoryInTheWayOfAFileIsAnError) {
   fs_.AddDirectory("/t/f");
   OneFile(3);
