@@ -32,7 +32,7 @@ class FrameStream {
   /// A sealed frame is sent in pieces of this size (or less): the scratch
   /// buffer of 64 streams stays at 8 MiB, where a whole block each made the
   /// sender's memory grow a block with every stream -s auto put to work.
-  static constexpr std::size_t kSealPiece = 128 * 1024;
+  static constexpr std::size_t kSealPiece = std::size_t{128} << 10;
 
   /// Takes the socket's keys: sealed when it has them. `max_payload` bounds
   /// what a received header may announce (DecodeFrameHeader).
