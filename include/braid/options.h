@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "braid/cipher.h"
+#include "braid/direct_io.h"
 #include "braid/endpoint.h"
 #include "braid/fsync_policy.h"
 #include "braid/hash_algorithm.h"
@@ -38,6 +39,7 @@ constexpr std::size_t kMaxDestinations = 256;
 struct Options {
   std::vector<Endpoint> sources;
   bool hard_links = false;  ///< -H: files linked to each other arrive linked
+  std::uint8_t direct = 0;  ///< -u: kDirectReads | kDirectWrites
   /// --exclude / --include / --exclude-from / --include-from, in order.
   std::vector<PathFilterRule> filters{};
   Endpoint destination;

@@ -171,6 +171,7 @@ TransferParams CopyAttempt::MakeParams() const {
   params.port_max = options_.port_max;
   params.family = static_cast<std::uint8_t>(options_.family);
   params.cipher = options_.cipher;
+  params.direct = options_.direct;
   return params;
 }
 

@@ -158,6 +158,7 @@ struct RawArgs {
   std::string progress;
   std::string hash;
   std::string cipher;
+  std::string direct;  ///< -u s|t|st
   bool md5_short = false;
   std::string ssh_port;
   std::string size;
@@ -293,6 +294,11 @@ void DefineNetworkOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_flag("-c,--compress{1}", raw.compress,
                "Compress blocks with zlib; --compress=N picks the level, 1-9 (default 1)")
       ->option_text("[=N]");
+  app.add_option("-u,--direct", raw.direct,
+                 "Go around the page cache (O_DIRECT): s the source's reads, t the target's "
+                 "writes, st both; where a file system refuses, through the cache with a warning "
+                 "(bbcp's -u)")
+      ->type_name("s|t|st");
   app.add_option("--cipher", raw.cipher,
                  "Encrypt and authenticate every data block: aes-128-gcm (default), aes-256-gcm, "
                  "chacha20-poly1305 (CPUs without AES instructions), or none (clear blocks with a "
@@ -544,6 +550,22 @@ void ApplyCipher(const CLI::App& app, const RawArgs& raw, Options& options) {
   options.cipher = *cipher;
 }
 
+/// -u s|t|st: which ends read or write around the page cache.
+void ApplyDirect(const CLI::App& app, const RawArgs& raw, Options& options) {
+  if (app.count("--direct") == 0) return;
+  const std::string& v = raw.direct;
+  if (v == "s") {
+    options.direct = kDirectReads;
+  } else if (v == "t") {
+    options.direct = kDirectWrites;
+  } else if (v == "st" || v == "ts") {
+    options.direct = kDirectReads | kDirectWrites;
+  } else {
+    Fail("-u/--direct takes s (the source's reads), t (the target's writes) or st, got " +
+         Quote(v));
+  }
+}
+
 /// -T, -S, -i, --ssh-port: how the remote ends are reached.
 void ApplySshOptions(const CLI::App& app, const RawArgs& raw, Options& options) {
   if (options.remote_command.empty()) Fail("-T/--remote-cmd must not be empty");
@@ -566,6 +588,7 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   ApplyTransferSizes(app, raw, options);
   ApplyHash(app, raw, options);
   ApplyCipher(app, raw, options);
+  ApplyDirect(app, raw, options);
   ApplySshOptions(app, raw, options);
   if (given("--progress")) options.progress_interval = ParseSeconds(raw.progress, "-P/--progress");
   if (given("--stall-timeout")) options.stall_timeout = ParseStallTimeout(raw.stall_timeout);

@@ -104,6 +104,7 @@ void PutParams(WireWriter& w, const TransferParams& p) {
   w.U16(p.port_max);
   w.U8(p.family);
   w.U8(static_cast<std::uint8_t>(p.cipher));
+  w.U8(p.direct);
 }
 TransferParams GetParams(WireReader& r) {
   TransferParams p;
@@ -147,6 +148,8 @@ TransferParams GetParams(WireReader& r) {
   std::optional<Cipher> cipher = CipherFromWire(r.U8());
   if (!cipher) WireReader::Fail("unknown cipher");
   p.cipher = *cipher;
+  p.direct = r.U8();
+  if ((p.direct & ~(kDirectReads | kDirectWrites)) != 0) WireReader::Fail("unknown -u bits");
   return p;
 }
 

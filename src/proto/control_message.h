@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "braid/cipher.h"
+#include "braid/direct_io.h"
 #include "braid/error.h"
 #include "braid/file_entry.h"
 #include "braid/fsync_policy.h"
@@ -152,6 +153,9 @@ struct TransferParams {
   std::uint8_t family = 0;  ///< -4 / -6: 4 or 6 only; 0 = either
   /// --cipher: how every data frame is sealed; kNone sends clear frames with XXH3.
   Cipher cipher = Cipher::kAes128Gcm;
+  /// -u: kDirectReads and kDirectWrites (braid/options.h), O_DIRECT at the
+  /// source's reads and the sink's writes, around the page cache.
+  std::uint8_t direct = 0;
 };
 /// What a re-run does with the partial state an earlier run left.
 enum class ResumeMode : std::uint8_t {

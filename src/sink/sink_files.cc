@@ -359,8 +359,8 @@ void SinkFiles::CheckBlock(std::uint32_t id, std::uint64_t offset, std::uint32_t
 
 bool SinkFiles::OpenAnonymous(SinkFile& f) {
   const std::uint64_t size = list_.file_size(f.id);
-  if (!anonymous_ok_ || Has(f.id, kResumed) || !in_new_directory_[f.id] || size == kUnknownSize ||
-      size > kAnonymousMaxSize) {
+  if (!anonymous_ok_ || direct_writes_ || Has(f.id, kResumed) || !in_new_directory_[f.id] ||
+      size == kUnknownSize || size > kAnonymousMaxSize) {
     return false;
   }
   // Nameless, it may carry its final mode from the start.
@@ -426,6 +426,8 @@ int SinkFiles::OpenLocked(SinkFile& f) {
       Fail(partial, err);
     }
     OpenDirect(f, on_tmpfs);
+  } else if (direct_writes_ && size != kUnknownSize) {
+    OpenDirect(f, false);
   }
   return f.fd.get();
 }
@@ -460,10 +462,18 @@ int SinkFiles::BasisDescriptor(std::uint32_t id) {
 }
 
 void SinkFiles::OpenDirect(SinkFile& f, bool on_tmpfs) {
-  // tmpfs is the page cache.
-  if (on_tmpfs || list_.file_size(f.id) < kDirectMinSize) return;
+  // tmpfs is the page cache; -u t asks anyway, to say so when it refuses.
+  if (!direct_writes_ && (on_tmpfs || list_.file_size(f.id) < kDirectMinSize)) return;
   // Best effort: a file system without O_DIRECT gets every block buffered.
   f.direct_fd.Reset(fs_.Open(partial_path(f.id), O_WRONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC, 0));
+  if (!f.direct_fd.valid() && direct_writes_ && !direct_refused_) {
+    direct_refused_ = DescribeErrno(host_, final_path(f.id), errno);
+  }
+}
+
+std::optional<std::string> SinkFiles::DirectRefused() const {
+  MutexLock lock(mutex_);
+  return direct_refused_;
 }
 
 int SinkFiles::WriteAt(SinkFileSystem& fs, int fd, const std::uint8_t* data, std::uint32_t length,

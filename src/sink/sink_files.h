@@ -74,6 +74,12 @@ class SinkFiles {
   /// -y: what MakeDurable and SyncDirectories wait for (kData unless set).
   void SetFsync(FsyncPolicy policy) { fsync_ = policy; }
   FsyncPolicy fsync() const { return fsync_; }
+  /// -u t: every file of a known size is written O_DIRECT where its file
+  /// system lets it (the tail, and any block not aligned, through the cache).
+  void SetDirectWrites(bool on) { direct_writes_ = on; }
+  /// With -u t, the first file whose file system refused O_DIRECT, and why
+  /// ("host:path: why"); nullopt when none did.
+  std::optional<std::string> DirectRefused() const;
 
   /// Marks the entries whose directory does not exist yet (one lstat per
   /// directory). Call before PrepareResume and Prepare, which then skip them.
@@ -270,7 +276,7 @@ class SinkFiles {
   /// Commit's rename of the partial file (or link of a nameless one) into place.
   void PutInPlace(SinkFile& f, bool force);
   /// Opens `f.direct_fd` when a large file should bypass the page cache.
-  void OpenDirect(SinkFile& f, bool on_tmpfs);
+  void OpenDirect(SinkFile& f, bool on_tmpfs) BRAID_REQUIRES(mutex_);
   /// One block through `direct_fd` (if valid) or else `fd`; an errno, or 0.
   int WriteThrough(std::uint32_t id, int fd, int direct_fd, const std::uint8_t* data,
                    std::uint32_t length, std::uint64_t offset);
@@ -312,6 +318,8 @@ class SinkFiles {
   const std::string host_;
   const bool preserve_;
   FsyncPolicy fsync_ = FsyncPolicy::kData;  ///< set before the receivers start
+  bool direct_writes_ = false;              ///< -u t; set before the receivers start
+  std::optional<std::string> direct_refused_ BRAID_GUARDED_BY(mutex_);
   mutable Mutex mutex_;
   std::condition_variable cv_;  ///< signals new bytes, a file end, or Abort
   std::uint64_t bytes_ BRAID_GUARDED_BY(mutex_) = 0;

@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <thread>
 
+#include "braid/direct_io.h"
 #include "braid/mutex.h"
 #include "security/crypto/payload_checksum.h"
 #include "session/buffer_pool.h"
@@ -171,6 +172,10 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   }
   s.files->MakeHardLinks();
   s.files->FinishDirectories();
+  if (std::optional<std::string> refused = s.files->DirectRefused()) {
+    s.warn("-u t: " + *refused +
+           " when opened O_DIRECT; it and any such file were written through the page cache");
+  }
 }
 
 namespace {
@@ -202,6 +207,7 @@ PreparedTarget SinkSession::Impl::PrepareTarget() {
   // Moved: SinkFiles keeps the one copy of the list from here on (files->list()).
   files = std::make_unique<SinkFiles>(std::move(entries), plan, host, open.preserve);
   files->SetFsync(open.fsync);
+  files->SetDirectWrites((open.params.direct & kDirectWrites) != 0);
   checkpoints = std::make_unique<SinkCheckpoints>(*files, host, open.fsync, open.keep_partial);
   files->FindNewDirectories();
   PreparedTarget out;

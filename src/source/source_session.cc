@@ -7,13 +7,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
+#include "braid/direct_io.h"
 #include "braid/mutex.h"
 #include "braid/unique_fd.h"
 #include "security/crypto/file_digest.h"
@@ -74,6 +78,11 @@ struct SourceSession::Impl {
   std::function<void(const SourceReady&)> listening;
   /// The streams connected; set by Run before the senders start.
   std::size_t connected = 0;
+
+  /// -u s: the file the first pass reads, opened O_DIRECT beside its buffered
+  /// descriptor (which reads what O_DIRECT cannot); the reader thread's alone.
+  UniqueFd direct_read;
+  bool direct_refused = false;  ///< warned that a file system refuses O_DIRECT; reader only
 
   /// These lock themselves.
   BlockingQueue<OutFrame> send_queue;
@@ -187,6 +196,13 @@ struct SourceSession::Impl {
   /// Once a regular file is read: unchanged, and nothing past its listed end.
   void CheckReadWhole(int fd, const SourceFile& f) const;
   std::uint32_t ReadBlock(int fd, const SourceFile& f, const BlockStep& step, std::uint8_t* out);
+  /// -u s: opens the first pass's file `f` O_DIRECT into `direct_read`, or
+  /// warns once that its file system refuses and leaves it closed.
+  void OpenDirect(const SourceFile& f);
+  /// A block read through `direct_read`: the bytes read (short only at the
+  /// file's end), or nullopt when this block cannot go that way.
+  std::optional<std::uint32_t> ReadDirect(const SourceFile& f, const BlockStep& step,
+                                          std::uint8_t* out);
   [[noreturn]] void ReadFailed(const SourceFile& f, int err) const {
     throw BraidError(ErrorCode::kSourceUnreadable, DescribeErrno(host, f.local_path, err));
   }
@@ -215,8 +231,39 @@ SourceSession::SourceSession(SourceList files, SourceStart start, std::string ho
 
 SourceSession::~SourceSession() = default;
 
+void SourceSession::Impl::OpenDirect(const SourceFile& f) {
+  direct_read.Reset();
+  if ((start.params.direct & kDirectReads) == 0 || f.entry.kind != FileKind::kRegular) return;
+  direct_read.Reset(::open(f.local_path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC));
+  if (direct_read.valid() || direct_refused) return;
+  direct_refused = true;  // tmpfs and some network file systems: EINVAL
+  warn("-u s: " + DescribeErrno(host, f.local_path, errno) +
+       " when opened O_DIRECT; reading it and any such file through the page cache");
+}
+
+std::optional<std::uint32_t> SourceSession::Impl::ReadDirect(const SourceFile& f,
+                                                             const BlockStep& step,
+                                                             std::uint8_t* out) {
+  // The tail of a file is read as a whole unit; what lies past the listed
+  // end (a file that grew) is not taken.
+  const std::uint32_t want =
+      (step.length + kDirectAlignment - 1) / kDirectAlignment * kDirectAlignment;
+  if (!direct_read.valid() || step.offset % kDirectAlignment != 0 ||
+      want > start.params.block_size || reinterpret_cast<std::uintptr_t>(out) % kDirectAlignment) {
+    return std::nullopt;
+  }
+  ssize_t n = -1;
+  do {
+    n = ::pread(direct_read.get(), out, want, static_cast<off_t>(step.offset));
+  } while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EINVAL) return std::nullopt;  // alignment this file system wants more of
+  if (n < 0) ReadFailed(f, errno);
+  return static_cast<std::uint32_t>(std::min<ssize_t>(n, step.length));
+}
+
 std::uint32_t SourceSession::Impl::ReadBlock(int fd, const SourceFile& f, const BlockStep& step,
                                              std::uint8_t* out) {
+  if (std::optional<std::uint32_t> got = ReadDirect(f, step, out)) return *got;
   bool seekable = f.entry.kind == FileKind::kRegular;
   std::uint32_t got = 0;
   while (got < step.length) {
@@ -242,6 +289,7 @@ std::uint32_t SourceSession::Impl::ReadBlock(int fd, const SourceFile& f, const 
 void SourceSession::Impl::ReadAll(TransferState& state) {
   BufferPool& pool = Pool();
   ReadFirstPass(pool, state);
+  direct_read.Reset();  // later passes read through the cache: a few blocks, any file
   if (hashing()) {
     hash_queue.Close();  // the hasher ends the pass
   } else {
@@ -266,6 +314,7 @@ void SourceSession::Impl::ReadFirstPass(BufferPool& pool, TransferState& state) 
       // Its end goes out only once what was read is known to be one version of it.
       if (open_id == step->file_id) CheckReadWhole(fd.get(), list.File(step->file_id));
       fd.Reset();
+      direct_read.Reset();
       open_id = UINT32_MAX;
       QueueFileEnd(*step);
       continue;
@@ -273,6 +322,7 @@ void SourceSession::Impl::ReadFirstPass(BufferPool& pool, TransferState& state) 
     const SourceFile f = list.File(step->file_id);
     if (open_id != step->file_id) {
       fd = OpenToRead(f);
+      OpenDirect(f);
       open_id = step->file_id;
     }
     if (!ReadStep(pool, fd.get(), f, *step, scheduler, state)) break;

@@ -226,6 +226,19 @@ TEST(CommandLineTest, HashFormsBraidDoesNotTakeAreUsageErrors) {
   UsageError({"-e", "-E", "crc", "a", "b"});
 }
 
+TEST(CommandLineTest, DirectTakesSTOrBoth) {
+  EXPECT_EQ(Parse({"a", "b"}).options.direct, 0);
+  EXPECT_EQ(Parse({"-u", "s", "a", "b"}).options.direct, kDirectReads);
+  EXPECT_EQ(Parse({"-u", "t", "a", "b"}).options.direct, kDirectWrites);
+  EXPECT_EQ(Parse({"--direct=st", "a", "b"}).options.direct, kDirectReads | kDirectWrites);
+  EXPECT_EQ(Parse({"-u", "ts", "a", "b"}).options.direct, kDirectReads | kDirectWrites);
+  for (const char* bad : {"", "x", "sts", "S", "both"}) {
+    EXPECT_TRUE(Contains(UsageError({"-u", bad, "a", "b"}),
+                         "-u/--direct takes s (the source's reads), t (the target's writes) or st"))
+        << bad;
+  }
+}
+
 TEST(CommandLineTest, CipherNames) {
   using C = Cipher;
   EXPECT_EQ(Parse({"a", "b"}).options.cipher, C::kAes128Gcm);  // sealed by default

@@ -67,6 +67,7 @@ void ExpectParamsEq(const TransferParams& a, const TransferParams& b) {
   EXPECT_EQ(a.secret, b.secret);
   EXPECT_EQ(a.session, b.session);
   EXPECT_EQ(a.cipher, b.cipher);
+  EXPECT_EQ(a.direct, b.direct);
 }
 
 TransferParams SampleParams() {
@@ -573,6 +574,20 @@ TEST(ControlMessageTest, ParamsCarryTheCipher) {
     EXPECT_EQ(RoundTrip(t).params.cipher, cipher) << CipherName(cipher);
   }
   EXPECT_EQ(TransferParams{}.cipher, Cipher::kAes128Gcm);  // sealed unless told otherwise
+}
+
+TEST(ControlMessageTest, ParamsCarryTheDirectBitsAndRefuseOthers) {
+  for (std::uint8_t direct : {0, 1, 2, 3}) {
+    SinkOpen s = SampleSinkOpen();
+    s.params.direct = direct;
+    EXPECT_EQ(RoundTrip(s).params.direct, direct);
+    SourceStart t = SampleSourceStart();
+    t.params.direct = direct;
+    EXPECT_EQ(RoundTrip(t).params.direct, direct);
+  }
+  SourceStart bad = SampleSourceStart();
+  bad.params.direct = 4;
+  EXPECT_EQ(DecodeError(EncodeMessage(bad)), ErrorCode::kProtocol);
 }
 
 // The cipher byte: a value no version defines is a protocol error, never "clear".
