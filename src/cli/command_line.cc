@@ -229,12 +229,18 @@ void DefineCopyingOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("--max-list-bytes", raw.max_list_bytes,
                  "Refuse a file list larger than SIZE, names included (default 4G)")
       ->type_name("SIZE");
-  app.add_option("--to", raw.to,
-                 "Copy to this destination too; repeatable. With --to every operand is a SRC, "
-                 "and each destination gets its own session")
-      ->type_name("DST")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false);
+  // One value an occurrence, every occurrence kept: the option may be given again.
+  const auto repeatable = [&](const char* name, std::vector<std::string>& into, const char* help,
+                              const char* type) {
+    app.add_option(name, into, help)
+        ->type_name(type)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);
+  };
+  repeatable("--to", raw.to,
+             "Copy to this destination too; repeatable. With --to every operand is a SRC, and "
+             "each destination gets its own session",
+             "DST");
   app.add_option("--to-file", raw.to_file,
                  "Copy to each destination in FILE, one [user@]host:path a line (# comments)")
       ->type_name("FILE");
@@ -245,13 +251,6 @@ void DefineCopyingOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("--files0-from", raw.files0_from,
                  "As -I, with the sources NUL-separated (find -print0)")
       ->type_name("FILE");
-  const auto repeatable = [&](const char* name, std::vector<std::string>& into, const char* help,
-                              const char* type) {
-    app.add_option(name, into, help)
-        ->type_name(type)
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-        ->allow_extra_args(false);
-  };
   repeatable("--exclude", raw.exclude,
              "Leave out what a directory SRC holds where PATTERN matches ('*.tmp', 'cache/', "
              "'/run42/raw'); repeatable, the first matching --exclude/--include decides "
