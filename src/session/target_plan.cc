@@ -93,8 +93,8 @@ TargetPlan PlanOver(const std::string& target, const TargetInfo& info, std::size
   if (info.is_stream) {
     std::size_t data_files = 0;
     for (std::size_t i = 0; i < entries.size; ++i) {
-      if (entries.kind(i) == FileKind::kDirectory || entries.kind(i) == FileKind::kSymlink ||
-          entries.kind(i) == FileKind::kHardLink) {
+      // A hard link counts as a file: two names are two files to a stream.
+      if (entries.kind(i) == FileKind::kDirectory || entries.kind(i) == FileKind::kSymlink) {
         throw BraidError(ErrorCode::kTargetUnwritable,
                          Where(host, target) + ": cannot write a directory tree to a stream");
       }
