@@ -59,10 +59,8 @@ TransferParams Params() {
 }
 
 std::vector<ResumeEntry> Resume() {
-  return {{3, false, {{0, 1u << 20}, {4u << 20, 6u << 20}}},
-          {7, true, {}},
-          {8, true, {}},
-          {9, true, {}}};
+  return {ResumeEntry::Partial(3, {{0, 1u << 20}, {4u << 20, 6u << 20}}),
+          ResumeEntry::Complete(7), ResumeEntry::Complete(8), ResumeEntry::Complete(9)};
 }
 
 FileEntry Entry(std::uint32_t id, FileKind kind, const std::string& path, std::uint64_t size) {
