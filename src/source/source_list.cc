@@ -273,7 +273,10 @@ class ListBuilder {
       if (S_ISLNK(st.st_mode) && request_.follow_symlinks) {
         struct stat target {};
         if (::stat(path.c_str(), &target) != 0) {
-          warnings_.push_back("skipping " + Where(path) + ": dangling symbolic link");
+          // Left out quietly when a rule leaves it out anyway.
+          if (filter_.empty() || !filter_.Excludes(child, false)) {
+            warnings_.push_back("skipping " + Where(path) + ": dangling symbolic link");
+          }
           continue;
         }
         st = target;

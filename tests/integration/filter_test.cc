@@ -85,6 +85,18 @@ TEST_F(FilterTest, ANamedSourceIsCopiedWhateverTheRulesSay) {
   EXPECT_TRUE(testing::SameContents(dir + "/run42/keep.tmp", dir + "/out/keep.tmp"));
 }
 
+TEST_F(FilterTest, WhatARuleLeavesOutIsNotWarnedAbout) {
+  MakeTree(dir + "/t", {TreeFile("a", 10), TreeLink("broken.tmp", "/nonexistent")});
+  // With -L a dangling link is skipped with a warning, unless excluded.
+  auto warned = RunBraid({"-r", "-L", dir + "/t", dir + "/o1"});
+  ASSERT_EQ(warned.exit_code, 0) << warned.err;
+  EXPECT_NE(warned.err.find("broken.tmp: dangling symbolic link"), std::string::npos);
+  auto quiet = RunBraid({"-r", "-L", "--exclude", "*.tmp", dir + "/t", dir + "/o2"});
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("broken.tmp"), std::string::npos) << quiet.err;
+  EXPECT_TRUE(testing::SameContents(dir + "/t/a", dir + "/o2/a"));
+}
+
 TEST_F(FilterTest, ABadRuleFileIsRefusedNamingFileAndLineBeforeAnythingStarts) {
   MakeRun();
   WriteText(dir + "/rules", "*.tmp\n/\n");
