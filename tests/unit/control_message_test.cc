@@ -577,7 +577,8 @@ TEST(ControlMessageTest, ParamsCarryTheCipher) {
 }
 
 TEST(ControlMessageTest, ParamsCarryTheDirectBitsAndRefuseOthers) {
-  for (std::uint8_t direct : {0, 1, 2, 3}) {
+  for (const std::uint8_t direct :
+       {std::uint8_t{0}, kDirectReads, kDirectWrites, std::uint8_t{kDirectReads | kDirectWrites}}) {
     SinkOpen s = SampleSinkOpen();
     s.params.direct = direct;
     EXPECT_EQ(RoundTrip(s).params.direct, direct);
