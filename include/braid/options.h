@@ -40,6 +40,9 @@ struct Options {
   std::vector<Endpoint> sources;
   bool hard_links = false;  ///< -H: files linked to each other arrive linked
   std::uint8_t direct = 0;  ///< -u: kDirectReads | kDirectWrites
+  /// -R/--growing[=SEC]: a regular file is read to its end and then followed
+  /// until it has not changed for this long; 0 = off.
+  double growing = 0;
   /// --exclude / --include / --exclude-from / --include-from, in order.
   std::vector<PathFilterRule> filters{};
   Endpoint destination;

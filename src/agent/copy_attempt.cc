@@ -120,6 +120,7 @@ void CopyAttempt::OpenSource() {
   open.device_size = options_.size;
   open.remote_paths = source_->is_remote();
   open.hard_links = options_.hard_links;
+  open.growing_ms = static_cast<std::uint32_t>(options_.growing * 1000);
   open.filters = options_.filters;
   source_->Send(open);
 }

@@ -158,7 +158,8 @@ struct RawArgs {
   std::string progress;
   std::string hash;
   std::string cipher;
-  std::string direct;  ///< -u s|t|st
+  std::string direct;   ///< -u s|t|st
+  std::string growing;  ///< -R/--growing[=SEC]
   bool md5_short = false;
   std::string ssh_port;
   std::string size;
@@ -202,6 +203,10 @@ void DefineCopyingOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_flag("-L,--follow-symlinks", options.follow_symlinks,
                "With -r, copy what symbolic links point to instead of the links");
   app.add_flag("-p,--preserve", options.preserve, "Preserve mode and modification times");
+  app.add_flag("-R{5},--growing{5}", raw.growing,
+               "Copy files that are still being written: read each to its end, then follow it "
+               "until it has not changed for SEC seconds (default 5)")
+      ->option_text("[=SEC]");
   app.add_flag("-H,--hard-links", options.hard_links,
                "Keep hard links: files of the copy that are one file at the source (one inode) "
                "arrive as one file with as many names");
@@ -593,6 +598,11 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   if (given("--stall-timeout")) options.stall_timeout = ParseStallTimeout(raw.stall_timeout);
   if (given("--retry")) options.retries = ParseRetries(raw.retry);
   if (given("--time-limit")) options.time_limit = ParseSeconds(raw.time_limit, "-t/--time-limit");
+  if (given("--growing")) {
+    options.growing = ParseSeconds(raw.growing, "-R/--growing");
+    // Past an hour of quiet a file is finished; the wire's bound says so too.
+    if (options.growing > 3600) Fail("-R/--growing takes at most 3600 seconds, got " + raw.growing);
+  }
   if (given("--connect-timeout")) {
     options.connect_timeout = ParseSeconds(raw.connect_timeout, "--connect-timeout");
   }

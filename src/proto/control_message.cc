@@ -372,6 +372,7 @@ struct Encoder {
     PutBool(w, m.follow_symlinks);
     PutBool(w, m.remote_paths);
     PutBool(w, m.hard_links);
+    w.U32(m.growing_ms);
     w.U16(static_cast<std::uint16_t>(m.filters.size()));
     for (const PathFilterRule& rule : m.filters) {
       PutBool(w, rule.include);
@@ -511,6 +512,8 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.follow_symlinks = GetBool(r);
       m.remote_paths = GetBool(r);
       m.hard_links = GetBool(r);
+      m.growing_ms = r.U32();
+      if (m.growing_ms > kMaxGrowingMs) WireReader::Fail("-R quiet time out of range");
       const std::uint16_t rules = r.U16();
       if (rules > kMaxFilterRules) WireReader::Fail("too many --exclude/--include rules");
       m.filters.reserve(rules);

@@ -40,6 +40,8 @@ constexpr std::size_t kMaxBraidVersionLength = 64;
 constexpr std::uint32_t kControlMagic = 0x42524149;  // "BRAI"
 constexpr std::size_t kMaxControlMessage = 16u << 20;
 constexpr std::size_t kMaxPathLength = 4096;
+/// -R's longest quiet time: an hour; a file quiet that long is finished.
+constexpr std::uint32_t kMaxGrowingMs = 3600u * 1000u;
 /// Error, Warning and Abort text. The encoder cuts longer text to this (on a
 /// UTF-8 character boundary, ending in "..."), so a long message stays readable
 /// instead of turning into a protocol error; the decoder refuses longer.
@@ -114,6 +116,9 @@ struct SourceOpen {
   bool remote_paths = false;
   /// -H: a file's second name is listed as a hard link to its first.
   bool hard_links = false;
+  /// -R: regular files are listed as streams and followed at their end until
+  /// unchanged for this many milliseconds; 0 = off.
+  std::uint32_t growing_ms = 0;
   /// --exclude / --include, in order: what a directory SRC holds is listed
   /// only when these let it through (source/path_filter.h).
   std::vector<PathFilterRule> filters{};

@@ -176,7 +176,7 @@ class Server {
     std::vector<std::string> warnings;
     source_files_ =
         BuildSourceList({open.paths, open.recursive, open.follow_symlinks, open.device_size, label_,
-                         open.remote_paths, open.hard_links, open.filters},
+                         open.remote_paths, open.hard_links, open.growing_ms, open.filters},
                         warnings);
     for (const auto& note : source_files_.notes) channel_.Send(Note{note});
     source_files_.notes.clear();

@@ -195,10 +195,11 @@ class ListBuilder {
   }
 
   /// A regular file; one on /proc, /sys and the like, whose size says nothing
-  /// of what a read returns, is read to its end as a pipe is. `cap`: --size.
+  /// of what a read returns, is read to its end as a pipe is, and so is every
+  /// one with -R (followed at its end until quiet). `cap`: --size.
   void PushFile(const struct stat& st, std::uint16_t top, std::string name, std::string local,
                 std::optional<std::uint64_t> cap) {
-    if (SizeLies(st.st_dev, local)) {
+    if (request_.growing_ms > 0 || SizeLies(st.st_dev, local)) {
       FileEntry e = EntryFrom(st, top, std::move(name), FileKind::kStream);
       e.size = cap.value_or(kUnknownSize);
       Push(std::move(e), std::move(local));
@@ -368,7 +369,9 @@ SourceList BuildSourceList(const SourceListRequest& request, std::vector<std::st
   for (std::size_t i = 0; i < request.paths.size(); ++i) {
     builder.AddSource(request.paths[i], static_cast<std::uint16_t>(i));
   }
-  return builder.Take();
+  SourceList list = builder.Take();
+  list.growing_ms = request.growing_ms;
+  return list;
 }
 
 }  // namespace braid

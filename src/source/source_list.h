@@ -60,6 +60,9 @@ struct SourceList {
   std::vector<std::string> notes;
   /// Entries left out because they could not be read, each named in a warning.
   std::uint32_t not_listed = 0;
+  /// -R: how long a regular file listed as a stream must stay unchanged at
+  /// its end before that end is taken; 0 = off (a stream ends at its EOF).
+  std::uint32_t growing_ms = 0;
   SourceFile File(std::uint32_t id) const;
 
  private:
@@ -77,6 +80,9 @@ struct SourceListRequest {
   /// -H: a regular file met again under another name is listed as a kHardLink
   /// to the name it was first listed by.
   bool hard_links = false;
+  /// -R: regular files are listed as streams (read in order to an end that
+  /// comes once they have not changed for this long); 0 = off.
+  std::uint32_t growing_ms = 0;
   /// --exclude / --include: what a directory SRC holds is listed only when
   /// these let it through (source/path_filter.h); a SRC itself always is.
   std::vector<PathFilterRule> filters{};

@@ -46,6 +46,8 @@ constexpr auto kAcceptIdle = std::chrono::seconds(3);
 constexpr std::uint64_t kSequentialMinSize = 1u << 20;
 /// File ends the reader (or the hasher) queues ahead of the senders at most.
 constexpr std::size_t kMaxQueuedEnds = 4096;
+/// -R: how often the end of a growing file is looked at again.
+constexpr int kGrowingPollMs = 100;
 
 /// One frame waiting to be sent: a block (payload in `buffer`), a file end,
 /// or the end of a pass (`pass_end`: the sender ends its pass and waits for the
@@ -196,6 +198,9 @@ struct SourceSession::Impl {
   /// Once a regular file is read: unchanged, and nothing past its listed end.
   void CheckReadWhole(int fd, const SourceFile& f) const;
   std::uint32_t ReadBlock(int fd, const SourceFile& f, const BlockStep& step, std::uint8_t* out);
+  /// -R: at the end of what `f` holds now, whether to wait for more: its
+  /// mtime is more recent than the quiet time (then it waits a moment first).
+  bool StillGrowing(int fd, const SourceFile& f);
   /// -u s: opens the first pass's file `f` O_DIRECT into `direct_read`, or
   /// warns once that its file system refuses and leaves it closed.
   void OpenDirect(const SourceFile& f);
@@ -280,10 +285,30 @@ std::uint32_t SourceSession::Impl::ReadBlock(int fd, const SourceFile& f, const 
       if (errno == EINTR) continue;
       ReadFailed(f, errno);
     }
+    if (n == 0 && !seekable && StillGrowing(fd, f)) continue;
     if (n == 0) break;
     got += static_cast<std::uint32_t>(n);
   }
   return got;
+}
+
+bool SourceSession::Impl::StillGrowing(int fd, const SourceFile& f) {
+  if (list.growing_ms == 0) return false;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) ReadFailed(f, errno);
+  if (!S_ISREG(st.st_mode)) return false;  // stdin or a pipe ends at its EOF
+  // The file's own mtime says when it last grew, so a file already quiet
+  // ends at once and only one being written is waited for.
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const double quiet_s = static_cast<double>(now.tv_sec - st.st_mtim.tv_sec) +
+                         static_cast<double>(now.tv_nsec - st.st_mtim.tv_nsec) / 1e9;
+  // An mtime in the future (another clock wrote it) says nothing: not waited for.
+  if (quiet_s < 0 || quiet_s * 1000 >= list.growing_ms) return false;
+  // Look again in a moment; an abort wakes the wait (the caller's poll sees it).
+  pollfd abort_fd = {abort_event.get(), POLLIN, 0};
+  ::poll(&abort_fd, 1, kGrowingPollMs);
+  return true;
 }
 
 void SourceSession::Impl::ReadAll(TransferState& state) {

@@ -226,6 +226,16 @@ TEST(CommandLineTest, HashFormsBraidDoesNotTakeAreUsageErrors) {
   UsageError({"-e", "-E", "crc", "a", "b"});
 }
 
+TEST(CommandLineTest, GrowingTakesFiveSecondsUnlessTold) {
+  EXPECT_EQ(Parse({"a", "b"}).options.growing, 0);
+  EXPECT_EQ(Parse({"-R", "a", "b"}).options.growing, 5);
+  EXPECT_EQ(Parse({"--growing", "a", "b"}).options.growing, 5);
+  EXPECT_EQ(Parse({"--growing=0.5", "a", "b"}).options.growing, 0.5);
+  EXPECT_EQ(Parse({"-R", "a", "b"}).options.sources.front().path, "a");  // no value taken
+  EXPECT_TRUE(Contains(UsageError({"--growing=7200", "a", "b"}), "at most 3600 seconds"));
+  EXPECT_TRUE(Contains(UsageError({"--growing=soon", "a", "b"}), "-R/--growing must be"));
+}
+
 TEST(CommandLineTest, DirectTakesSTOrBoth) {
   EXPECT_EQ(Parse({"a", "b"}).options.direct, 0);
   EXPECT_EQ(Parse({"-u", "s", "a", "b"}).options.direct, kDirectReads);

@@ -344,6 +344,17 @@ TEST(ControlMessageTest, SourceOpenCarriesTheFilterRulesInOrder) {
   EXPECT_EQ(RoundTrip(in).filters, in.filters);
 }
 
+TEST(ControlMessageTest, SourceOpenCarriesHardLinksAndTheGrowingQuietTime) {
+  SourceOpen in{{"tree"}, true, std::nullopt};
+  in.hard_links = true;
+  in.growing_ms = 5000;
+  SourceOpen out = RoundTrip(in);
+  EXPECT_TRUE(out.hard_links);
+  EXPECT_EQ(out.growing_ms, 5000u);
+  in.growing_ms = kMaxGrowingMs + 1;
+  EXPECT_THROW(DecodeMessage(EncodeMessage(in)), BraidError);
+}
+
 TEST(ControlMessageTest, SourceOpenWithTooManyFilterRulesIsRefused) {
   SourceOpen in{{"tree"}, true, std::nullopt};
   in.filters.assign(kMaxFilterRules, PathFilterRule{false, "x"});
@@ -363,6 +374,7 @@ TEST(ControlMessageTest, SourceOpenIgnoresSizeWhenAbsent) {
   w.U8(1);   // follow_symlinks
   w.U8(0);   // remote_paths
   w.U8(0);   // hard_links
+  w.U32(0);  // growing_ms
   w.U16(0);  // no filters
   ControlMessage m = DecodeMessage(w.Take());
   ASSERT_TRUE(std::holds_alternative<SourceOpen>(m));
