@@ -52,13 +52,14 @@ TEST_F(GrowingTest, AFileAppendedToWhileCopiedArrivesWhole) {
 
 TEST_F(GrowingTest, QuietFilesOfATreeEndAtOnce) {
   MakeTree(dir + "/tree", {TreeFile("a", 70000), TreeFile("sub/b", 5000), TreeFile("sub/c", 0)});
-  // An hour old: each is past -R's 5 s at once, so the copy ends well within
-  // -t 4 (waiting 5 s for any of them would stop it, exit 142).
+  // An hour old: each is past -R's 5 s at once. Waiting 5 s for each of the
+  // three would take 15 s and be stopped by -t 12 (exit 142); not waiting,
+  // the copy ends far within it, even under the sanitizers.
   const timespec hour_ago[2] = {{::time(nullptr) - 3600, 0}, {::time(nullptr) - 3600, 0}};
   for (const char* f : {"/tree/a", "/tree/sub/b", "/tree/sub/c"}) {
     ASSERT_EQ(::utimensat(AT_FDCWD, (dir + f).c_str(), hour_ago, 0), 0);
   }
-  auto r = RunBraid({"-r", "-R", "-t", "4", dir + "/tree", Remote(dir + "/out")});
+  auto r = RunBraid({"-r", "-R", "-t", "12", dir + "/tree", Remote(dir + "/out")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(TreeDifferences(dir + "/tree", dir + "/out"), "");
 }
