@@ -12,6 +12,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "braid/direct_io.h"
 #include "braid/error.h"
 #include "proto/control_message.h"
 #include "sink/partial_lock.h"
@@ -46,20 +47,11 @@ mode_t CurrentUmask() {
 /// 2 GiB -y none push took 2.3-4.6 s around the page cache against 3.2-10.1 s
 /// through it (docs/benchmarks.md, "Fourth round").
 constexpr std::uint64_t kDirectMinSize = 4u << 20;
-/// What O_DIRECT asks of offsets, lengths and buffers on disks of 512- and
-/// 4096-byte sectors; a block that is not aligned (a file's tail) is written buffered.
-constexpr std::uintptr_t kDirectAlign = 4096;
-
 /// Buffered writes go to the page cache in pieces of at most this. On this
 /// machine a 1 GiB file written as 1 MiB pwrites took 0.3-1.6 s (and 512 KiB
 /// ones 1.2 s), as 256 KiB ones 0.18-0.21 s, every time: the kernel fills a
 /// larger write with larger folios, and those came slow (docs/benchmarks.md).
 constexpr std::uint32_t kBufferedWritePiece = 256u << 10;
-
-bool DirectAligned(const std::uint8_t* data, std::uint64_t offset, std::uint32_t length) {
-  return reinterpret_cast<std::uintptr_t>(data) % kDirectAlign == 0 && offset % kDirectAlign == 0 &&
-         length % kDirectAlign == 0;
-}
 
 /// Reserves `size` bytes for a new file; returns an errno (0 on success).
 /// tmpfs zero-fills every page on fallocate (0.6 s of CPU per 2 GiB here) only

@@ -253,8 +253,8 @@ std::optional<std::uint32_t> SourceSession::Impl::ReadDirect(const SourceFile& f
   // end (a file that grew) is not taken.
   const std::uint32_t want =
       (step.length + kDirectAlignment - 1) / kDirectAlignment * kDirectAlignment;
-  if (!direct_read.valid() || step.offset % kDirectAlignment != 0 ||
-      want > start.params.block_size || reinterpret_cast<std::uintptr_t>(out) % kDirectAlignment) {
+  if (!direct_read.valid() || want > start.params.block_size ||
+      !DirectAligned(out, step.offset, want)) {
     return std::nullopt;
   }
   ssize_t n = -1;
