@@ -84,6 +84,13 @@ FrameHeader DecodeFrameHeader(std::span<const std::uint8_t> bytes, std::uint32_t
         WireReader::Fail("same-block frame malformed");
       }
       break;
+    case static_cast<std::uint8_t>(FrameType::kHole):
+      h.type = FrameType::kHole;
+      if (h.flags != 0 || h.length != 0 || h.raw_length == 0 || h.raw_length > max_payload ||
+          h.offset > std::numeric_limits<std::uint64_t>::max() - h.raw_length) {
+        WireReader::Fail("hole frame malformed");
+      }
+      break;
     default:
       WireReader::Fail("unknown data frame type " + std::to_string(type));
   }

@@ -29,6 +29,9 @@ enum class FrameType : std::uint8_t {
   /// sink compared (resume list tag 2) hashes as the target's does: keep it.
   /// No payload.
   kSame = 5,
+  /// source -> sink: [offset, offset + raw_length) of a regular file is a hole
+  /// (zeros that need no space): counted as received, nothing written. No payload.
+  kHole = 6,
 };
 
 constexpr std::uint8_t kFlagCompressed = 0x01;

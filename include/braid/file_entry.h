@@ -34,6 +34,10 @@ struct FileEntry {
   /// A hash of samples of a regular file's content (0 for small files), so a
   /// resumed copy notices a different source of the same size and time.
   std::uint64_t fingerprint = 0;
+  /// A regular file that has holes (fewer blocks on disk than its size needs):
+  /// the source sends its holes as hole frames and the sink reserves no space
+  /// for them.
+  bool sparse = false;
 };
 
 /// Smaller files have no fingerprint and no resume journal: re-sending them

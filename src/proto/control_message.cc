@@ -105,6 +105,7 @@ void PutParams(WireWriter& w, const TransferParams& p) {
   w.U8(p.family);
   w.U8(static_cast<std::uint8_t>(p.cipher));
   w.U8(p.direct);
+  PutBool(w, p.sparse_zeros);
 }
 TransferParams GetParams(WireReader& r) {
   TransferParams p;
@@ -150,13 +151,18 @@ TransferParams GetParams(WireReader& r) {
   p.cipher = *cipher;
   p.direct = r.U8();
   if ((p.direct & ~(kDirectReads | kDirectWrites)) != 0) WireReader::Fail("unknown -u bits");
+  p.sparse_zeros = GetBool(r);
   return p;
 }
+
+/// A file entry's flags byte: bit 0, the file has holes (FileEntry::sparse).
+constexpr std::uint8_t kEntrySparse = 0x01;
 
 void PutEntry(WireWriter& w, const FileEntry& e) {
   w.U32(e.id);
   w.U16(e.top);
   w.U8(static_cast<std::uint8_t>(e.kind));
+  w.U8(e.sparse ? kEntrySparse : 0);
   w.String(e.path);
   w.U64(e.size);
   w.U32(e.mode);
@@ -174,6 +180,11 @@ FileEntry GetEntry(WireReader& r) {
   std::uint8_t kind = r.U8();
   if (kind < 1 || kind > 5) WireReader::Fail("unknown file kind");
   e.kind = static_cast<FileKind>(kind);
+  std::uint8_t flags = r.U8();
+  if ((flags & ~kEntrySparse) != 0) WireReader::Fail("unknown file entry flags");
+  e.sparse = (flags & kEntrySparse) != 0;
+  if (e.sparse && e.kind != FileKind::kRegular)
+    WireReader::Fail("a sparse entry that is not a file");
   e.path = r.String(kMaxPathLength);
   if (!IsSafeRelativePath(e.path)) WireReader::Fail("unsafe file name in file list");
   e.size = r.U64();

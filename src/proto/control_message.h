@@ -30,8 +30,9 @@ namespace braid {
 /// scp reads them (SourceOpen's and SinkOpen's `remote_paths`), Progress's
 /// `current_path`, Note. 6: braid's version in Hello and HelloReply, which
 /// a peer of another version reads too. 7: SourceOpen's `filters`
-/// (--exclude, --include).
-constexpr std::uint16_t kProtocolVersion = 7;
+/// (--exclude, --include). 8: the file entry's flags (a sparse file), hole
+/// frames, the params' `sparse_zeros` (--sparse).
+constexpr std::uint16_t kProtocolVersion = 8;
 /// Hello and HelloReply of this protocol version and later begin alike (the
 /// version, then braid's own version), so two versions can name each other.
 constexpr std::uint16_t kFirstNamingVersion = 6;
@@ -161,6 +162,9 @@ struct TransferParams {
   /// -u: kDirectReads and kDirectWrites (braid/options.h), O_DIRECT at the
   /// source's reads and the sink's writes, around the page cache.
   std::uint8_t direct = 0;
+  /// --sparse: runs of zeros in regular files go as hole frames too, and
+  /// become holes at the sink.
+  bool sparse_zeros = false;
 };
 /// What a re-run does with the partial state an earlier run left.
 enum class ResumeMode : std::uint8_t {

@@ -53,6 +53,7 @@ void PackedList::Add(const FileEntry& e) {
   f.mode = static_cast<std::uint16_t>(e.mode);
   f.top = e.top;
   f.kind = e.kind;
+  f.sparse = e.sparse;
   if (e.kind == FileKind::kSymlink || e.kind == FileKind::kHardLink) {
     links_.push_back({e.id, AppendAt(link_names_, e.link_target.size())});
     link_names_ += e.link_target;
@@ -110,6 +111,7 @@ FileEntry PackedList::Entry(std::uint32_t id) const {
   e.gid = gid(id);
   e.link_target = std::string(link_target(id));
   e.fingerprint = fingerprint(id);
+  e.sparse = f.sparse;
   return e;
 }
 

@@ -38,6 +38,7 @@ class PackedList {
   std::uint64_t file_size(std::uint32_t id) const { return At(id).size; }
   std::uint32_t mode(std::uint32_t id) const { return At(id).mode; }
   std::uint16_t top(std::uint32_t id) const { return At(id).top; }
+  bool sparse(std::uint32_t id) const { return At(id).sparse; }
   std::uint32_t uid(std::uint32_t id) const { return OwnerOf(id).uid; }
   std::uint32_t gid(std::uint32_t id) const { return OwnerOf(id).gid; }
   std::int64_t mtime_sec(std::uint32_t id) const { return At(id).mtime_sec; }
@@ -73,6 +74,7 @@ class PackedList {
     std::uint16_t mode;
     std::uint16_t top;
     FileKind kind;
+    bool sparse;
   };
   static_assert(sizeof(Fixed) == 32, "an entry's fixed part is the table's 32 bytes");
 

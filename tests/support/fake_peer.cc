@@ -83,6 +83,7 @@ std::vector<std::uint8_t> EncodeRawFileList(const std::vector<FileEntry>& entrie
     w.U32(e.id);
     w.U16(e.top);
     w.U8(static_cast<std::uint8_t>(e.kind));
+    w.U8(e.sparse ? 1 : 0);  // flags
     w.String(e.path);
     w.U64(e.size);
     w.U32(e.mode);

@@ -68,6 +68,7 @@ void ExpectParamsEq(const TransferParams& a, const TransferParams& b) {
   EXPECT_EQ(a.session, b.session);
   EXPECT_EQ(a.cipher, b.cipher);
   EXPECT_EQ(a.direct, b.direct);
+  EXPECT_EQ(a.sparse_zeros, b.sparse_zeros);
 }
 
 TransferParams SampleParams() {
@@ -601,6 +602,17 @@ TEST(ControlMessageTest, ParamsCarryTheDirectBitsAndRefuseOthers) {
   SourceStart bad = SampleSourceStart();
   bad.params.direct = 4;
   EXPECT_EQ(DecodeError(EncodeMessage(bad)), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, ParamsCarryTheSparseOption) {
+  for (bool on : {false, true}) {
+    SinkOpen s = SampleSinkOpen();
+    s.params.sparse_zeros = on;
+    EXPECT_EQ(RoundTrip(s).params.sparse_zeros, on);
+    SourceStart t = SampleSourceStart();
+    t.params.sparse_zeros = on;
+    EXPECT_EQ(RoundTrip(t).params.sparse_zeros, on);
+  }
 }
 
 // The cipher byte: a value no version defines is a protocol error, never "clear".
@@ -1607,6 +1619,37 @@ TEST(ControlMessageTest, KeptRoundTrip) {
   Bytes b = EncodeMessage(Kept{1, 2});
   EXPECT_EQ(b.size(), 2u + 8u + 4u);
   EXPECT_EQ((b[0] << 8) | b[1], static_cast<int>(MessageType::kKept));
+}
+
+TEST(ControlMessageTest, SparseFlagRoundTripsOnRegularFilesOnly) {
+  FileEntry plain = RegularEntry(0, "a");
+  FileEntry sparse = plain;
+  sparse.sparse = true;
+  FileList in;
+  in.entries = {sparse};
+  FileList out = RoundTrip(in);
+  ASSERT_EQ(out.entries.size(), 1u);
+  EXPECT_TRUE(out.entries[0].sparse);
+  ExpectSameListedFields(out.entries[0], sparse);
+
+  // The flags byte is where the two encodings differ; any other bit is refused.
+  Bytes a = OneEntryList(plain);
+  Bytes b = OneEntryList(sparse);
+  ASSERT_EQ(a.size(), b.size());
+  std::size_t at = 0;
+  while (at < a.size() && a[at] == b[at]) ++at;
+  ASSERT_LT(at, a.size());
+  EXPECT_EQ(b[at], 1);
+  for (std::uint8_t bits : {std::uint8_t{2}, std::uint8_t{3}, std::uint8_t{0x80}}) {
+    Bytes bad = b;
+    bad[at] = bits;
+    EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol) << int{bits};
+  }
+
+  FileEntry dir = sparse;
+  dir.kind = FileKind::kDirectory;
+  dir.size = 0;
+  EXPECT_EQ(DecodeError(OneEntryList(dir)), ErrorCode::kProtocol);
 }
 
 TEST(ControlMessageTest, FileEntryFingerprintRoundTrip) {

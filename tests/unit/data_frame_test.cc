@@ -450,8 +450,31 @@ TEST(DataFrameTest, SameWithPayloadFlagsOrBadLengthIsRejected) {
   EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
 }
 
-TEST(DataFrameTest, TypeAfterSameIsUnknown) {
-  for (std::uint8_t type : {std::uint8_t{6}, std::uint8_t{7}, std::uint8_t{0x7F}}) {
+TEST(DataFrameTest, HoleRoundTripsAndIsCheckedAsSameIs) {
+  FrameHeader h = SameHeader();
+  h.type = FrameType::kHole;
+  EXPECT_EQ(EncodeFrameHeader(h)[4], 6);
+  ExpectHeaderEq(RoundTrip(h), h);
+  FrameHeader bad = h;
+  bad.length = 1;  // a hole carries no bytes
+  EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol);
+  for (std::uint8_t flag : {kFlagCompressed, kFlagHasDigest}) {
+    bad = h;
+    bad.flags = flag;
+    EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol) << int{flag};
+  }
+  bad = h;
+  bad.raw_length = 0;
+  EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol);
+  bad.raw_length = kMaxPayload + 1;
+  EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol);
+  bad.raw_length = 2;
+  bad.offset = std::numeric_limits<std::uint64_t>::max() - 1;
+  EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol);
+}
+
+TEST(DataFrameTest, TypeAfterHoleIsUnknown) {
+  for (std::uint8_t type : {std::uint8_t{7}, std::uint8_t{8}, std::uint8_t{0x7F}}) {
     FrameHeaderBytes b = EncodeFrameHeader(ResendHeader());
     b[4] = type;
     EXPECT_EQ(DecodeError(b), ErrorCode::kProtocol) << int{type};

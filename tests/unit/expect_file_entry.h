@@ -7,7 +7,7 @@
 
 namespace braid {
 
-/// id, top, kind, path, size, mode, mtime and link target: what the wire and
+/// id, top, kind, path, size, mode, mtime, link target and the sparse flag: what the wire and
 /// the packed list both keep for every entry.
 inline void ExpectSameListedFields(const FileEntry& a, const FileEntry& b) {
   EXPECT_EQ(a.id, b.id);
@@ -19,6 +19,7 @@ inline void ExpectSameListedFields(const FileEntry& a, const FileEntry& b) {
   EXPECT_EQ(a.mtime_sec, b.mtime_sec);
   EXPECT_EQ(a.mtime_nsec, b.mtime_nsec);
   EXPECT_EQ(a.link_target, b.link_target);
+  EXPECT_EQ(a.sparse, b.sparse);
 }
 
 }  // namespace braid

@@ -34,6 +34,7 @@ std::vector<FileEntry> Sample() {
   v.push_back(Make(2, FileKind::kSymlink, "top/l"));
   v.back().link_target = "../elsewhere";
   v.push_back(Make(3, FileKind::kRegular, "top/e"));  // empty
+  v.back().sparse = true;
   v.push_back(Make(4, FileKind::kSymlink, "top/m"));
   v.back().link_target = "a file whose name is longer than fifteen";
   v.push_back(Make(5, FileKind::kStream, "pipe"));
@@ -57,6 +58,7 @@ TEST(PackedListTest, EveryFieldComesBackAsItWent) {
     SCOPED_TRACE(id);
     ExpectSame(list.Entry(id), sample[id]);
     EXPECT_EQ(list.path(id), sample[id].path);
+    EXPECT_EQ(list.sparse(id), sample[id].sparse);
     EXPECT_EQ(list.link_target(id), sample[id].link_target);
     EXPECT_EQ(list.fingerprint(id), sample[id].fingerprint);
     EXPECT_EQ(list.file_size(id), sample[id].size);
