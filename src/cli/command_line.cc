@@ -210,6 +210,10 @@ void DefineCopyingOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_flag("-H,--hard-links", options.hard_links,
                "Keep hard links: files of the copy that are one file at the source (one inode) "
                "arrive as one file with as many names");
+  // Long only: -S is the ssh command, as in bbcp.
+  app.add_flag("--sparse", options.sparse_zeros,
+               "Also make runs of zeros holes at the target (a file's own holes are always kept "
+               "as holes, never sent)");
   app.add_flag("-f,--force", options.force,
                "Also replace what is not a regular file (a link where a file goes) and copy "
                "complete files again; a file that differs is replaced without it");
@@ -234,6 +238,10 @@ void DefineCopyingOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("--max-list-bytes", raw.max_list_bytes,
                  "Refuse a file list larger than SIZE, names included (default 4G)")
       ->type_name("SIZE");
+}
+
+/// Copying, continued: what to copy and where to (lists, filters, destinations).
+void DefineSelectionOptions(CLI::App& app, RawArgs& raw, Options& options) {
   // One value an occurrence, every occurrence kept: the option may be given again.
   const auto repeatable = [&](const char* name, std::vector<std::string>& into, const char* help,
                               const char* type) {
@@ -417,6 +425,7 @@ void DefineOptions(CLI::App& app, RawArgs& raw, Options& options) {
   // Repeating a single-valued option overrides it, as in most Unix tools.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   DefineCopyingOptions(app, raw, options);
+  DefineSelectionOptions(app, raw, options);
   DefineNetworkOptions(app, raw, options);
   DefineResumeOptions(app, raw, options);
   DefineOutputOptions(app, raw, options);
