@@ -38,8 +38,9 @@ constexpr std::size_t kMaxDestinations = 256;
 
 struct Options {
   std::vector<Endpoint> sources;
-  bool hard_links = false;  ///< -H: files linked to each other arrive linked
-  std::uint8_t direct = 0;  ///< -u: kDirectReads | kDirectWrites
+  bool hard_links = false;    ///< -H: files linked to each other arrive linked
+  std::uint8_t direct = 0;    ///< -u: kDirectReads | kDirectWrites
+  bool sparse_zeros = false;  ///< --sparse: runs of zeros become holes at the target
   /// -R/--growing[=SEC]: a regular file is read to its end and then followed
   /// until it has not changed for this long; 0 = off.
   double growing = 0;

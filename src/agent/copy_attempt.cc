@@ -173,6 +173,7 @@ TransferParams CopyAttempt::MakeParams() const {
   params.family = static_cast<std::uint8_t>(options_.family);
   params.cipher = options_.cipher;
   params.direct = options_.direct;
+  params.sparse_zeros = options_.sparse_zeros;
   return params;
 }
 

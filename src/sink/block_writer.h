@@ -57,6 +57,10 @@ class BlockWriter {
   /// bytes when the frame carried them uncompressed (saves hashing them again).
   void Write(std::uint32_t id, std::uint64_t offset, BufferRef buffer, std::uint32_t length,
              std::optional<std::uint64_t> raw_checksum);
+  /// Receiver, writing at offsets: a hole of a regular file (SinkFiles::RecordHole).
+  void Hole(std::uint32_t id, std::uint64_t offset, std::uint32_t length) {
+    if (files_.RecordHole(id, offset, length)) bytes_.fetch_add(length);
+  }
   /// The digest of everything OrderedStream wrote; call once, when its file is complete.
   DigestValue FinishStreamDigest() { return stream_digest_->Finish(); }
   void Abort();

@@ -58,6 +58,20 @@ class RealFileSystem final : public SinkFileSystem {
   ssize_t Pwrite(int fd, const void* data, std::size_t length, off_t offset) override {
     return ::pwrite(fd, data, length, offset);
   }
+  off_t Lseek(int fd, off_t offset, int whence) override { return ::lseek(fd, offset, whence); }
+  int PunchHole(int fd, off_t offset, off_t length) override {
+    if (::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, length) == 0) return 0;
+    if (errno != EOPNOTSUPP && errno != ENOSYS) return errno;
+    static const std::vector<std::uint8_t> zeros(64u << 10);
+    for (off_t done = 0; done < length;) {
+      auto want = static_cast<std::size_t>(std::min<off_t>(length - done, 64 << 10));
+      ssize_t n = ::pwrite(fd, zeros.data(), want, offset + done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return n < 0 ? errno : EIO;
+      done += n;
+    }
+    return 0;
+  }
   ssize_t CopyRange(int in_fd, int out_fd, off_t offset, std::size_t length) override {
     off_t in_at = offset;
     off_t out_at = offset;

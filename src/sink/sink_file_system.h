@@ -46,11 +46,17 @@ class SinkFileSystem {
   virtual int Ftruncate(int fd, off_t size) = 0;
   /// posix_fallocate(fd, 0, size): returns the errno, 0 on success.
   virtual int Fallocate(int fd, off_t size) = 0;
+  /// Makes [offset, offset + length) zeros that take no space: fallocate's
+  /// PUNCH_HOLE, or zeros written where the file system has no holes. Returns
+  /// the errno, 0 on success.
+  virtual int PunchHole(int fd, off_t offset, off_t length) = 0;
   virtual ssize_t Pwrite(int fd, const void* data, std::size_t length, off_t offset) = 0;
   /// copy_file_range(2) of `length` bytes at `offset` in both files (a
   /// pread and pwrite where the file system cannot): bytes copied, 0 at the
   /// end of `in_fd`.
   virtual ssize_t CopyRange(int in_fd, int out_fd, off_t offset, std::size_t length) = 0;
+  /// lseek(2), for SEEK_DATA and SEEK_HOLE: where the next data or hole starts.
+  virtual off_t Lseek(int fd, off_t offset, int whence) = 0;
   /// sync_file_range(SYNC_FILE_RANGE_WRITE): starts writeback, reports nothing.
   virtual void StartWriteback(int fd, off_t offset, std::size_t length) = 0;
   virtual int Fdatasync(int fd) = 0;

@@ -397,20 +397,25 @@ bool SinkFiles::LinkAnonymous(SinkFile& f, bool force) {
 
 int SinkFiles::OpenLocked(SinkFile& f) {
   if (f.fd.valid()) return f.fd.get();
-  if (!Has(f.id, kBasis) && OpenAnonymous(f)) return f.fd.get();
+  if (!Has(f.id, kBasis) && OpenAnonymous(f)) {
+    ExtendForHoles(f);
+    return f.fd.get();
+  }
   const std::string partial = partial_path(f.id);
   const bool resumed = Has(f.id, kResumed);
   f.fd.Reset(OpenAndLockPartial(fs_, partial, /*truncate=*/!resumed));
   if (!f.fd.valid() && errno == EWOULDBLOCK) FailHeld(f.id);
   if (!f.fd.valid()) Fail(partial, errno);
   if (Has(f.id, kBasis)) CopyBasis(f);
+  ExtendForHoles(f);
   std::uint64_t size = list_.file_size(f.id);
   if (size != kUnknownSize && size >= kReserveMinSize) {
     struct statfs fs {};
     bool on_tmpfs = fs_.Fstatfs(f.fd.get(), &fs) == 0 && fs.f_type == TMPFS_MAGIC;
     // Reserving the space up front turns a disk that is too small into an
-    // error now, not after most of the data has crossed the network.
-    int err = ReserveSpace(fs_, f.fd.get(), size, fs, on_tmpfs);
+    // error now, not after most of the data has crossed the network. Not for
+    // a file with holes: posix_fallocate would fill every one of them.
+    int err = MayGetHoles(f.id) ? 0 : ReserveSpace(fs_, f.fd.get(), size, fs, on_tmpfs);
     if (err == ENOSPC || err == EDQUOT) {
       // Kept data stays for a re-run with more room; a new file goes.
       if (!resumed) fs_.Unlink(partial);
@@ -424,14 +429,34 @@ int SinkFiles::OpenLocked(SinkFile& f) {
   return f.fd.get();
 }
 
+void SinkFiles::ExtendForHoles(SinkFile& f) {
+  if (!MayGetHoles(f.id)) return;
+  if (fs_.Ftruncate(f.fd.get(), static_cast<off_t>(list_.file_size(f.id))) != 0) {
+    Fail(Has(f.id, kAnonymous) ? final_path(f.id) : partial_path(f.id), errno);
+  }
+}
+
 void SinkFiles::CopyBasis(SinkFile& f) {
   // Under the lock, so no block lands before the copy is whole; a copy in
   // the kernel (copy_file_range) of a version already in the page cache.
   constexpr std::uint64_t kCopyPiece = 1u << 30;
   int from = BasisDescriptor(f.id);
   const std::uint64_t size = list_.file_size(f.id);
+  // Where the new version may have holes, the old one's are kept: copied
+  // over, a hole would arrive as zeros and take its space.
+  const bool keep_holes = MayGetHoles(f.id);
   for (std::uint64_t at = 0; at < size;) {
-    auto want = static_cast<std::size_t>(std::min(size - at, kCopyPiece));
+    std::uint64_t until = size;
+    if (keep_holes) {
+      off_t data = fs_.Lseek(from, static_cast<off_t>(at), SEEK_DATA);
+      if (data < 0 && errno == ENXIO) break;  // a hole to the end
+      if (data < 0) Fail(final_path(f.id), errno);
+      off_t hole = fs_.Lseek(from, data, SEEK_HOLE);
+      at = static_cast<std::uint64_t>(data);
+      if (hole > data) until = std::min(size, static_cast<std::uint64_t>(hole));
+      if (at >= size) break;
+    }
+    auto want = static_cast<std::size_t>(std::min(until - at, kCopyPiece));
     ssize_t n = fs_.CopyRange(from, f.fd.get(), static_cast<off_t>(at), want);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) Fail(partial_path(f.id), errno);
@@ -553,6 +578,28 @@ bool SinkFiles::WriteBlock(std::uint32_t id, std::uint64_t offset, const std::ui
   if (!now) return true;
   bytes_ += now->ranges.Add(offset, offset + length);
   bool now_complete = MarkIfComplete(*now);
+  lock.Unlock();
+  Announce(id, now_complete);
+  return true;
+}
+
+bool SinkFiles::RecordHole(std::uint32_t id, std::uint64_t offset, std::uint32_t length) {
+  CheckBlock(id, offset, length);
+  MutexLock lock(mutex_);
+  if (list_.kind(id) != FileKind::kRegular) Reject("a hole in an entry that is not a regular file");
+  if (DoneWith(id)) return false;  // asked for again after a lost stream, and all there
+  SinkFile& f = Lookup(id);
+  if (f.ranges.Contains(offset, offset + length)) return false;
+  if (Has(id, kComplete)) Reject("data after the file was complete");
+  int fd = OpenLocked(f);
+  // A new file with room for holes reads as zeros there already; kept data,
+  // an older version, or space reserved up front may hold other bytes.
+  if (Has(id, kResumed) || Has(id, kBasis) || !MayGetHoles(id)) {
+    int err = fs_.PunchHole(fd, static_cast<off_t>(offset), static_cast<off_t>(length));
+    if (err != 0) Fail(Has(id, kAnonymous) ? final_path(id) : partial_path(id), err);
+  }
+  bytes_ += f.ranges.Add(offset, offset + length);
+  bool now_complete = MarkIfComplete(f);
   lock.Unlock();
   Announce(id, now_complete);
   return true;

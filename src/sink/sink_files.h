@@ -77,6 +77,9 @@ class SinkFiles {
   /// -u t: every file of a known size is written O_DIRECT where its file
   /// system lets it (the tail, and any block not aligned, through the cache).
   void SetDirectWrites(bool on) { direct_writes_ = on; }
+  /// --sparse: any regular file may get holes (hole frames for its runs of
+  /// zeros), so none has its space reserved up front.
+  void SetSparseZeros(bool on) { sparse_zeros_ = on; }
   /// With -u t, the first file whose file system refused O_DIRECT, and why
   /// ("host:path: why"); nullopt when none did.
   std::optional<std::string> DirectRefused() const;
@@ -95,6 +98,11 @@ class SinkFiles {
   /// Writes at the offset of a regular target; false if the bytes were there already.
   bool WriteBlock(std::uint32_t id, std::uint64_t offset, const std::uint8_t* data,
                   std::uint32_t length);
+  /// A hole frame: [offset, offset+length) of a regular file reads as zeros
+  /// and takes no space (punched where the file may hold other bytes there).
+  /// False if it was there already. Throws BraidError(kProtocol) for an
+  /// entry that is not a regular file.
+  bool RecordHole(std::uint32_t id, std::uint64_t offset, std::uint32_t length);
   /// Records bytes a stream target wrote in order.
   void RecordStreamed(std::uint32_t id, std::uint64_t offset, std::uint32_t length);
   /// Records the file's end; throws BraidError(kProtocol) if it contradicts
@@ -257,6 +265,13 @@ class SinkFiles {
   /// After the lock is let go: wakes the waiters, and calls on_complete_ for a file just completed.
   void Announce(std::uint32_t id, bool now_complete) BRAID_EXCLUDES(mutex_);
   int OpenLocked(SinkFile& f) BRAID_REQUIRES(mutex_);
+  /// Whether file `id` may get hole frames: listed sparse, or any file with --sparse.
+  bool MayGetHoles(std::uint32_t id) const {
+    return list_.kind(id) == FileKind::kRegular && (list_.sparse(id) || sparse_zeros_);
+  }
+  /// A file that may get holes is given its size at once, so a hole at its
+  /// end reads as zeros too (the verifier reads it back).
+  void ExtendForHoles(SinkFile& f) BRAID_REQUIRES(mutex_);
   /// Opens `f.fd` as a nameless file in its directory when it may be; false if not.
   bool OpenAnonymous(SinkFile& f) BRAID_REQUIRES(mutex_);
   /// Gives an anonymous file its final name (Commit, after MakeDurable); false
@@ -319,6 +334,7 @@ class SinkFiles {
   const bool preserve_;
   FsyncPolicy fsync_ = FsyncPolicy::kData;  ///< set before the receivers start
   bool direct_writes_ = false;              ///< -u t; set before the receivers start
+  bool sparse_zeros_ = false;               ///< --sparse; set before the receivers start
   std::optional<std::string> direct_refused_ BRAID_GUARDED_BY(mutex_);
   mutable Mutex mutex_;
   std::condition_variable cv_;  ///< signals new bytes, a file end, or Abort

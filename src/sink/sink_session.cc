@@ -208,6 +208,7 @@ PreparedTarget SinkSession::Impl::PrepareTarget() {
   files = std::make_unique<SinkFiles>(std::move(entries), plan, host, open.preserve);
   files->SetFsync(open.fsync);
   files->SetDirectWrites((open.params.direct & kDirectWrites) != 0);
+  files->SetSparseZeros(open.params.sparse_zeros);
   checkpoints = std::make_unique<SinkCheckpoints>(*files, host, open.fsync, open.keep_partial);
   files->FindNewDirectories();
   PreparedTarget out;

@@ -1,6 +1,7 @@
 #include "sink/stream_receiver.h"
 
 #include <array>
+#include <cstring>
 
 #include "transport/block_codec.h"
 
@@ -30,7 +31,7 @@ void StreamReceiver::Run(TransferState& state, const PassEndFn& pass_end) {
     const FrameHeader& h = *next;
     // A file end completes a file, a pass end reports what arrived: both
     // count on every block before them being written.
-    if (h.type != FrameType::kData) DrainWrites();
+    if (h.type != FrameType::kData && h.type != FrameType::kHole) DrainWrites();
     switch (h.type) {
       case FrameType::kData:
         ReceiveData(h, state);
@@ -43,6 +44,9 @@ void StreamReceiver::Run(TransferState& state, const PassEndFn& pass_end) {
       case FrameType::kSame:
         ReceiveSame(h);
         state.same_bytes.fetch_add(h.raw_length);
+        break;
+      case FrameType::kHole:
+        ReceiveHole(h, state);
         break;
       case FrameType::kPassEnd:
         if (!pass_end(h.file_id)) return;
@@ -109,6 +113,33 @@ void StreamReceiver::ReceiveSame(const FrameHeader& h) {
                                                 Where(files_.final_path(h.file_id)));
   }
   files_.RecordSame(h.file_id, h.offset, h.raw_length);
+}
+
+void StreamReceiver::ReceiveHole(const FrameHeader& h, TransferState& state) {
+  try {
+    files_.CheckBlock(h.file_id, h.offset, h.raw_length);
+    if (files_.list().kind(h.file_id) != FileKind::kRegular) {
+      throw BraidError(ErrorCode::kProtocol,
+                       "protocol error: a hole in an entry that is not a regular file");
+    }
+  } catch (const BraidError& e) {
+    frames_.Refuse(e);
+  }
+  if (!frames_.ReadPayload({})) {
+    throw BraidError(ErrorCode::kIntegrity, "hole frame checksum mismatch from " + socket_.peer() +
+                                                " for " + Where(files_.final_path(h.file_id)));
+  }
+  state.arriving.store(h.file_id, std::memory_order_release);
+  if (writer_.writes_at_offsets()) {
+    writer_.Hole(h.file_id, h.offset, h.raw_length);
+    return;
+  }
+  // In order (or to nowhere) a hole is its zeros.
+  if (!writer_.WaitForRoom(h.file_id, h.offset)) return;
+  BufferRef buffer = pool_.Acquire();
+  if (!buffer) return;
+  std::memset(buffer->data(), 0, h.raw_length);
+  WriteBlock(h, std::move(buffer), std::nullopt);
 }
 
 std::optional<DigestValue> StreamReceiver::ReadFileEnd(const FrameHeader& h) {

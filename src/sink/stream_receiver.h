@@ -51,6 +51,9 @@ class StreamReceiver {
   }
   /// A "same" frame: the compared target already holds that block.
   void ReceiveSame(const FrameHeader& h);
+  /// A hole: recorded in a file written at offsets, zeros for a target
+  /// written in order (or counted, for /dev/null).
+  void ReceiveHole(const FrameHeader& h, TransferState& state);
   /// The payload of a file-end frame: the source's digest, checked against -E.
   std::optional<DigestValue> ReadFileEnd(const FrameHeader& h);
   std::string Where(const std::string& path) const {

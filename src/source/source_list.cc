@@ -217,6 +217,10 @@ class ListBuilder {
     }
     FileEntry e = EntryFrom(st, top, std::move(name), FileKind::kRegular);
     if (cap) e.size = std::min(e.size, *cap);
+    // Fewer blocks than its size needs: it has holes (or its file system
+    // compresses it); the reader asks where they are.
+    e.sparse =
+        static_cast<std::uint64_t>(st.st_blocks) * 512 < static_cast<std::uint64_t>(st.st_size);
     Push(std::move(e), std::move(local), StampOf(st));
   }
 

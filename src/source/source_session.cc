@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <thread>
 
@@ -26,7 +27,9 @@
 #include "session/buffer_pool.h"
 #include "session/stream_loss.h"
 #include "session/stream_setup.h"
+#include "source/block_pieces.h"
 #include "source/block_scheduler.h"
+#include "source/file_holes.h"
 #include "source/source_change.h"
 #include "source/token_bucket.h"
 #include "transport/block_codec.h"
@@ -55,7 +58,8 @@ constexpr int kGrowingPollMs = 100;
 struct OutFrame {
   FrameHeader header;
   BufferRef buffer;
-  DigestValue digest;  ///< a file end's, with -E
+  DigestValue digest;            ///< a file end's, with -E
+  std::uint32_t payload_at = 0;  ///< a data frame's first byte in `buffer` (a piece of a block)
   bool pass_end = false;
   bool repeat = false;  ///< a file end the sink asked for again: not another file done
 };
@@ -170,6 +174,18 @@ struct SourceSession::Impl {
   void QueueFileEnd(const BlockStep& step);
   void QueueData(const BlockStep& step, BufferRef buffer, std::uint32_t got);
   void QueueSame(const BlockStep& step, std::uint32_t got);
+  /// A block read whole, queued as data and holes (one data frame when it has none).
+  void QueuePieces(int fd, const SourceFile& f, const BlockStep& step, BufferRef buffer,
+                   std::uint32_t got);
+  void QueueHole(std::uint32_t file_id, std::uint64_t offset, std::uint32_t length);
+  /// A listed sparse file's holes in the block; empty for any other.
+  std::vector<FileRange> HolesOf(int fd, const SourceFile& f, const BlockStep& step) const {
+    if (!f.entry.sparse) return {};
+    return FileHolesIn(fd, step.offset, step.offset + step.length);
+  }
+  /// A block that is a hole from end to end: queued without a read (zeros for
+  /// the hasher). False if the block holds data.
+  bool QueueWholeHole(BufferPool& pool, int fd, const SourceFile& f, const BlockStep& step);
   void Repair(BufferPool& pool, const std::vector<ResendRange>& ranges, TransferState& state);
   void QueueRepeatedEnd(const ResendRange& r);
   void HashAll(TransferState& state);
@@ -392,6 +408,7 @@ void SourceSession::Impl::CheckReadWhole(int fd, const SourceFile& f) const {
 bool SourceSession::Impl::ReadStep(BufferPool& pool, int fd, const SourceFile& f,
                                    const BlockStep& step, BlockScheduler& scheduler,
                                    TransferState& state) {
+  if (!step.compared && QueueWholeHole(pool, fd, f, step)) return !state.failed();
   BufferRef buffer = pool.Acquire();
   if (!buffer) return false;
   std::uint32_t got = ReadBlock(fd, f, step, buffer->data());
@@ -409,8 +426,61 @@ bool SourceSession::Impl::ReadStep(BufferPool& pool, int fd, const SourceFile& f
     QueueSame(step, got);
     return true;
   }
-  QueueData(step, std::move(buffer), got);
+  QueuePieces(fd, f, step, std::move(buffer), got);
   return true;
+}
+
+bool SourceSession::Impl::QueueWholeHole(BufferPool& pool, int fd, const SourceFile& f,
+                                         const BlockStep& step) {
+  std::vector<FileRange> holes = HolesOf(fd, f, step);
+  if (holes.size() != 1 || holes[0] != FileRange{step.offset, step.offset + step.length}) {
+    return false;
+  }
+  // Not read: a hole reads as zeros, which the page cache would hold for nothing.
+  if (hashing()) {
+    BufferRef zeros = pool.Acquire();
+    if (!zeros) return true;  // aborted
+    std::memset(zeros->data(), 0, step.length);
+    hash_queue.Push(HashItem{step.file_id, std::move(zeros), step.length, 0});
+  }
+  if (step.kind != BlockStep::Kind::kHashOnly) QueueHole(step.file_id, step.offset, step.length);
+  return true;
+}
+
+void SourceSession::Impl::QueuePieces(int fd, const SourceFile& f, const BlockStep& step,
+                                      BufferRef buffer, std::uint32_t got) {
+  const bool zero_runs = start.params.sparse_zeros && f.entry.kind == FileKind::kRegular;
+  if (!f.entry.sparse && !zero_runs) {
+    QueueData(step, std::move(buffer), got);
+    return;
+  }
+  const BlockStep read{step.kind, step.file_id, step.offset, got};
+  std::vector<BlockPiece> pieces =
+      SplitBlock(step.offset, got, HolesOf(fd, f, read), {buffer->data(), got}, zero_runs);
+  for (const BlockPiece& piece : pieces) {
+    if (piece.hole) {
+      QueueHole(step.file_id, step.offset + piece.begin, piece.end - piece.begin);
+      continue;
+    }
+    OutFrame frame;
+    frame.header = {.type = FrameType::kData,
+                    .file_id = step.file_id,
+                    .length = piece.end - piece.begin,
+                    .offset = step.offset + piece.begin,
+                    .raw_length = piece.end - piece.begin};
+    frame.buffer = buffer;
+    frame.payload_at = piece.begin;
+    send_queue.Push(std::move(frame));
+  }
+}
+
+/// Bounded as file ends are: it holds no buffer from the pool.
+void SourceSession::Impl::QueueHole(std::uint32_t file_id, std::uint64_t offset,
+                                    std::uint32_t length) {
+  OutFrame hole;
+  hole.header = {
+      .type = FrameType::kHole, .file_id = file_id, .offset = offset, .raw_length = length};
+  send_queue.PushBounded(std::move(hole), kMaxQueuedEnds);
 }
 
 /// Bounded as file ends are: it holds no buffer from the pool.
@@ -499,7 +569,7 @@ bool SourceSession::Impl::QueueBlock(BufferPool& pool, int fd, const SourceFile&
   // The file's end went out in the first pass, so a block sent again may be
   // the last the sink needs: it goes only if it is of the version first read.
   CheckUnchanged(fd, f);
-  QueueData(step, std::move(buffer), got);
+  QueuePieces(fd, f, step, std::move(buffer), got);
   return true;
 }
 
@@ -605,10 +675,12 @@ void SourceSession::Impl::SendFrame(FrameStream& frames, OutFrame& frame,
     if (frame.header.type == FrameType::kFileEnd && !frame.repeat) state.files_done.fetch_add(1);
     // A block the target already holds counts as done, and costs no payload.
     if (frame.header.type == FrameType::kSame) state.same_bytes.fetch_add(frame.header.raw_length);
+    // A hole is the file's bytes, delivered without any on the wire.
+    if (frame.header.type == FrameType::kHole) state.bytes.fetch_add(frame.header.raw_length);
     return;
   }
   FrameHeader header = frame.header;  // the frame stays as it was, should it go back to the queue
-  std::span<const std::uint8_t> payload(frame.buffer->data(), header.length);
+  std::span<const std::uint8_t> payload(frame.buffer->data() + frame.payload_at, header.length);
   if (compressor) {
     EncodedBlock encoded = compressor->Encode(payload);
     payload = encoded.payload;

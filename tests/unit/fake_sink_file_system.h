@@ -37,6 +37,8 @@ class FakeSinkFileSystem final : public SinkFileSystem {
 
   /// Called at the start of every Pwrite (on the writing thread), if set.
   std::function<void()> before_pwrite;
+  /// posix_fallocate calls so far.
+  int fallocates = 0;
   /// Opens with O_DIRECT succeed (as plain opens of the same file).
   bool offer_direct = false;
 
@@ -155,7 +157,10 @@ class FakeSinkFileSystem final : public SinkFileSystem {
     *st = {};
     return 0;
   }
-  int Fallocate(int, off_t) override { return 0; }
+  int Fallocate(int, off_t) override {
+    ++fallocates;
+    return 0;
+  }
   ssize_t Pwrite(int fd, const void* data, std::size_t length, off_t offset) override {
     // Before anything of the fake is touched, so a test may hold a write here
     // while another thread goes on.
@@ -165,6 +170,25 @@ class FakeSinkFileSystem final : public SinkFileSystem {
     if (bytes.size() < at + length) bytes.resize(at + length, '\0');
     std::memcpy(bytes.data() + at, data, length);
     return static_cast<ssize_t>(length);
+  }
+  /// No holes: all data up to the end.
+  off_t Lseek(int fd, off_t offset, int whence) override {
+    auto size = static_cast<off_t>(open_files.at(fd)->data.size());
+    if (offset >= size) {
+      errno = ENXIO;
+      return -1;
+    }
+    return whence == SEEK_HOLE ? size : offset;
+  }
+  int PunchHole(int fd, off_t offset, off_t length) override {
+    std::string& bytes = open_files.at(fd)->data;
+    auto at = static_cast<std::size_t>(offset);
+    auto end = std::min(bytes.size(), at + static_cast<std::size_t>(length));
+    if (at < end)
+      std::fill(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                bytes.begin() + static_cast<std::ptrdiff_t>(end), '\0');
+    log.push_back("punch " + std::to_string(offset) + " " + std::to_string(length));
+    return 0;
   }
   ssize_t CopyRange(int in_fd, int out_fd, off_t offset, std::size_t length) override {
     const std::string& from = open_files.at(in_fd)->data;

@@ -515,3 +515,56 @@ TEST_F(SinkFilesTest, ACommitWaitsForAWriteStillUnderWay) {
 
 }  // namespace
 }  // namespace braid
+
+namespace braid {
+namespace {
+
+FileEntry SparseEntry(std::uint64_t size) {
+  FileEntry e = Entry(0, FileKind::kRegular, "f", size);
+  e.sparse = true;
+  return e;
+}
+
+TEST_F(SinkFilesTest, ASparseFileGetsItsSizeNotItsSpaceAndHolesCompleteIt) {
+  constexpr std::uint32_t kSize = 1u << 20;  // past the size from which space is reserved
+  SinkFiles& files = Make({SparseEntry(kSize)});
+  files.Prepare(false);
+  EXPECT_TRUE(files.RecordHole(0, 0, kSize / 2));
+  EXPECT_EQ(fs_.fallocates, 0) << "a reservation would fill the holes";
+  EXPECT_EQ(fs_.At("/t/f.braid-part").data.size(), kSize) << "a hole at the end reads as zeros";
+  EXPECT_FALSE(files.RecordHole(0, 0, 4096)) << "there already";
+  Write(0, kSize / 2, kSize / 2, 0x11);
+  files.EndFile(0, kSize, std::nullopt);
+  EXPECT_TRUE(files.complete(0));
+  for (const std::string& line : fs_.log)
+    EXPECT_EQ(line.rfind("punch", 0), std::string::npos) << line;
+
+  // The same file not listed sparse has its space reserved.
+  Make({Entry(0, FileKind::kRegular, "g", kSize)});
+  files_->Prepare(false);
+  Write(0, 0, 4096, 1);
+  EXPECT_EQ(fs_.fallocates, 1);
+}
+
+TEST_F(SinkFilesTest, AHoleInKeptDataIsPunched) {
+  SinkFiles& files = Make({SparseEntry(8192)});
+  files.Prepare(true);
+  fs_.AddFile("/t/f.braid-part", std::string(8192, 'k'));
+  files.OpenPartialForResume(0);
+  EXPECT_TRUE(files.RecordHole(0, 4096, 4096));
+  EXPECT_EQ(fs_.At("/t/f.braid-part").data, std::string(4096, 'k') + std::string(4096, '\0'));
+}
+
+TEST_F(SinkFilesTest, HolesOutsideARegularFileAreRefused) {
+  std::vector<FileEntry> entries = {SparseEntry(100), Entry(1, FileKind::kDirectory, "d"),
+                                    Entry(2, FileKind::kStream, "s", 100)};
+  SinkFiles& files = Make(entries);
+  files.Prepare(false);
+  EXPECT_EQ(ThrownCode([&] { files.RecordHole(0, 50, 51); }), ErrorCode::kProtocol);
+  EXPECT_EQ(ThrownCode([&] { files.RecordHole(1, 0, 1); }), ErrorCode::kProtocol);
+  EXPECT_EQ(ThrownCode([&] { files.RecordHole(2, 0, 1); }), ErrorCode::kProtocol);
+  EXPECT_EQ(ThrownCode([&] { files.RecordHole(3, 0, 1); }), ErrorCode::kProtocol);
+}
+
+}  // namespace
+}  // namespace braid
