@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <vector>
 
 #include "security/crypto/xxh3_avx2.h"
 
@@ -30,6 +31,16 @@ std::array<std::uint8_t, 16> BlockHash128(std::span<const std::uint8_t> block) {
     return out;
   }
   return BlockHash128Portable(block);
+}
+
+std::array<std::uint8_t, 16> ZeroBlockHasher::Hash(std::size_t length) {
+  if (!known_ || length != length_) {
+    std::vector<std::uint8_t> zeros(length);
+    hash_ = BlockHash128(zeros);
+    length_ = length;
+    known_ = true;
+  }
+  return hash_;
 }
 
 std::uint64_t PayloadChecksumPortable(std::span<const std::uint8_t> payload) {

@@ -20,6 +20,19 @@ std::uint64_t PayloadChecksum(std::span<const std::uint8_t> payload);
 /// dataset match by chance with odds far below those of a disk error.
 std::array<std::uint8_t, 16> BlockHash128(std::span<const std::uint8_t> block);
 
+/// BlockHash128 of `length` zero bytes: a hole of a sparse file hashes as
+/// its zeros do, without being read. Remembers the last length asked (a
+/// file's blocks are all one length but its last). One per thread.
+class ZeroBlockHasher {
+ public:
+  std::array<std::uint8_t, 16> Hash(std::size_t length);
+
+ private:
+  std::size_t length_ = 0;
+  std::array<std::uint8_t, 16> hash_{};
+  bool known_ = false;
+};
+
 /// The same values from libxxhash alone, whatever the CPU: the tests hold
 /// the AVX2 build to them.
 std::uint64_t PayloadChecksumPortable(std::span<const std::uint8_t> payload);

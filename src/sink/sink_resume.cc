@@ -135,9 +135,18 @@ void ResumeKept(SinkFiles& files, JournalFiles& journals, Checkpointer& checkpoi
   ++summary.resumed_files;
 }
 
+/// Where the next data of `fd` at or after `at` starts: `size` when only a
+/// hole follows, `at` when the file system cannot tell.
+std::uint64_t NextData(int fd, std::uint64_t at, std::uint64_t size) {
+  off_t data = ::lseek(fd, static_cast<off_t>(at), SEEK_DATA);
+  if (data < 0) return errno == ENXIO ? size : at;
+  return static_cast<std::uint64_t>(data);
+}
+
 /// The block hashes of the file under the final name, for the source to
 /// compare its own with; nullopt (copy it whole) when it cannot be read or
-/// its hashes would take the list past the protocol's limit.
+/// its hashes would take the list past the protocol's limit. A block that is
+/// a hole from end to end is not read: it hashes as its zeros.
 std::optional<std::vector<BlockHash>> HashTarget(const std::string& path, std::uint64_t size,
                                                  std::uint32_t block_size,
                                                  std::size_t& hashes_total) {
@@ -149,8 +158,15 @@ std::optional<std::vector<BlockHash>> HashTarget(const std::string& path, std::u
   std::vector<BlockHash> hashes;
   hashes.reserve(static_cast<std::size_t>(blocks));
   std::vector<std::uint8_t> block(std::min<std::uint64_t>(size, block_size));
+  ZeroBlockHasher zeros;
+  std::uint64_t data_from = 0;  // no data before this, as far as is known
   for (std::uint64_t at = 0; at < size; at += block_size) {
     auto want = static_cast<std::size_t>(std::min<std::uint64_t>(size - at, block_size));
+    if (at >= data_from) data_from = NextData(fd.get(), at, size);
+    if (data_from >= at + want) {
+      hashes.push_back(zeros.Hash(want));
+      continue;
+    }
     ssize_t n = ::pread(fd.get(), block.data(), want, static_cast<off_t>(at));
     if (n != static_cast<ssize_t>(want)) return std::nullopt;
     hashes.push_back(BlockHash128({block.data(), want}));

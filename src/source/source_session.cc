@@ -88,6 +88,8 @@ struct SourceSession::Impl {
   /// -u s: the file the first pass reads, opened O_DIRECT beside its buffered
   /// descriptor (which reads what O_DIRECT cannot); the reader thread's alone.
   UniqueFd direct_read;
+  /// A hole's hash, for blocks of a compared file; the reader thread's alone.
+  ZeroBlockHasher zero_hasher;
   bool direct_refused = false;  ///< warned that a file system refuses O_DIRECT; reader only
 
   /// These lock themselves.
@@ -408,7 +410,7 @@ void SourceSession::Impl::CheckReadWhole(int fd, const SourceFile& f) const {
 bool SourceSession::Impl::ReadStep(BufferPool& pool, int fd, const SourceFile& f,
                                    const BlockStep& step, BlockScheduler& scheduler,
                                    TransferState& state) {
-  if (!step.compared && QueueWholeHole(pool, fd, f, step)) return !state.failed();
+  if (QueueWholeHole(pool, fd, f, step)) return !state.failed();
   BufferRef buffer = pool.Acquire();
   if (!buffer) return false;
   std::uint32_t got = ReadBlock(fd, f, step, buffer->data());
@@ -443,7 +445,13 @@ bool SourceSession::Impl::QueueWholeHole(BufferPool& pool, int fd, const SourceF
     std::memset(zeros->data(), 0, step.length);
     hash_queue.Push(HashItem{step.file_id, std::move(zeros), step.length, 0});
   }
-  if (step.kind != BlockStep::Kind::kHashOnly) QueueHole(step.file_id, step.offset, step.length);
+  if (step.kind == BlockStep::Kind::kHashOnly) return true;
+  // The target's version compared: a hole it has too is the same.
+  if (step.expected && zero_hasher.Hash(step.length) == *step.expected) {
+    QueueSame(step, step.length);
+  } else {
+    QueueHole(step.file_id, step.offset, step.length);
+  }
   return true;
 }
 

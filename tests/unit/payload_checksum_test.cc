@@ -52,4 +52,16 @@ TEST(PayloadChecksumTest, AnOffsetBufferHashesAsAnAlignedOne) {
 }
 
 }  // namespace
+TEST(PayloadChecksumTest, ZeroBlockHasherHashesZerosOfEachLengthAsked) {
+  ZeroBlockHasher zeros;
+  for (std::size_t length : {std::size_t{1} << 20, std::size_t{1} << 20, std::size_t{4096},
+                             std::size_t{1}, std::size_t{1} << 20}) {
+    std::vector<std::uint8_t> block(length, 0);
+    EXPECT_EQ(zeros.Hash(length), BlockHash128(block)) << length;
+  }
+  std::vector<std::uint8_t> not_zero(4096, 0);
+  not_zero[100] = 1;
+  EXPECT_NE(zeros.Hash(4096), BlockHash128(not_zero));
+}
+
 }  // namespace braid
