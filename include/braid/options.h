@@ -36,11 +36,18 @@ constexpr double kDefaultConnectTimeout = 30;
 /// (two servers, a thread in the agent), so the list is bounded.
 constexpr std::size_t kMaxDestinations = 256;
 
+/// -N's bits (Options::pipes).
+constexpr std::uint8_t kPipeIn = 1;
+constexpr std::uint8_t kPipeOut = 2;
+
 struct Options {
   std::vector<Endpoint> sources;
   bool hard_links = false;    ///< -H: files linked to each other arrive linked
   std::uint8_t direct = 0;    ///< -u: kDirectReads | kDirectWrites
   bool sparse_zeros = false;  ///< --sparse: runs of zeros become holes at the target
+  /// -N/--pipes: kPipeIn, the SRC is a shell command whose output is the data;
+  /// kPipeOut, the DST is a shell command the data is fed to.
+  std::uint8_t pipes = 0;
   /// -R/--growing[=SEC]: a regular file is read to its end and then followed
   /// until it has not changed for this long; 0 = off.
   double growing = 0;

@@ -122,6 +122,7 @@ void CopyAttempt::OpenSource() {
   open.hard_links = options_.hard_links;
   open.growing_ms = static_cast<std::uint32_t>(options_.growing * 1000);
   open.filters = options_.filters;
+  open.command = (options_.pipes & kPipeIn) != 0;
   source_->Send(open);
 }
 
@@ -203,6 +204,7 @@ SinkOpen CopyAttempt::MakeSinkOpen(const TransferParams& params) const {
   sink_open.keep_partial = !options_.remove_partial;
   sink_open.fsync = options_.fsync;
   sink_open.remote_paths = sink_->is_remote();
+  sink_open.command = (options_.pipes & kPipeOut) != 0;
   return sink_open;
 }
 
@@ -311,7 +313,10 @@ std::string CopyAttempt::EndName(const ServerEnd& end, const char* role) {
 void CopyAttempt::ReceiveFileList() {
   std::optional<std::uint64_t> total = 0;
   std::vector<std::string> asked;
-  for (const auto& s : options_.sources) asked.push_back(s.path);
+  // A command's output is listed under the name "pipe".
+  for (const auto& s : options_.sources) {
+    asked.push_back((options_.pipes & kPipeIn) != 0 ? "pipe" : s.path);
+  }
   FileListCheck check(asked, options_.recursive, source_->is_remote());
   ListBudget budget(options_.list_limits, EndName(*source_, "source"));
   for (;;) {

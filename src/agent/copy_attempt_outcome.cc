@@ -186,7 +186,8 @@ void CopyAttempt::StopEnds(const BraidError& error, bool interrupted) {
 }
 
 void CopyAttempt::ReportKept() {
-  if (!sink_ || options_.destination.is_stdio()) return;
+  // Stdout and a command (-N o) keep nothing to resume from.
+  if (!sink_ || options_.destination.is_stdio() || (options_.pipes & kPipeOut) != 0) return;
   if (kept_ && kept_->partial_files > 0) {
     PrintLine(stderr, "braid: kept %s in %s at %s; run the same command again to resume",
               FormatBytes(kept_->bytes).c_str(),

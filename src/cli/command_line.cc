@@ -159,6 +159,7 @@ struct RawArgs {
   std::string hash;
   std::string cipher;
   std::string direct;   ///< -u s|t|st
+  std::string pipes;    ///< -N i|o|io
   std::string growing;  ///< -R/--growing[=SEC]
   bool md5_short = false;
   std::string ssh_port;
@@ -311,6 +312,11 @@ void DefineNetworkOptions(CLI::App& app, RawArgs& raw, Options& options) {
                  "writes, st both; where a file system refuses, through the cache with a warning "
                  "(bbcp's -u)")
       ->type_name("s|t|st");
+  app.add_option("-N,--pipes", raw.pipes,
+                 "Programs at the ends (bbcp's -N): i, SRC is a shell command whose output is "
+                 "copied; o, DST is a shell command the data is fed to; io both "
+                 "(-N io 'tar cf - dir' host:'tar xf -')")
+      ->type_name("i|o|io");
   app.add_option("--cipher", raw.cipher,
                  "Encrypt and authenticate every data block: aes-128-gcm (default), aes-256-gcm, "
                  "chacha20-poly1305 (CPUs without AES instructions), or none (clear blocks with a "
@@ -579,6 +585,37 @@ void ApplyDirect(const CLI::App& app, const RawArgs& raw, Options& options) {
   }
 }
 
+/// -N i|o|io: which operands are shell commands.
+void ApplyPipes(const CLI::App& app, const RawArgs& raw, Options& options) {
+  if (app.count("--pipes") == 0) return;
+  const std::string& v = raw.pipes;
+  if (v == "i") {
+    options.pipes = kPipeIn;
+  } else if (v == "o") {
+    options.pipes = kPipeOut;
+  } else if (v == "io" || v == "oi") {
+    options.pipes = kPipeIn | kPipeOut;
+  } else {
+    Fail("-N/--pipes takes i (SRC is a command), o (DST is a command) or io, got " + Quote(v));
+  }
+}
+
+/// With -N: one command's output is one stream, and a command is not a tree.
+void CheckPipes(const Options& options) {
+  if (options.pipes == 0) return;
+  if (options.recursive) Fail("-N and -r do not go together: a command's output is one stream");
+  if ((options.pipes & kPipeIn) != 0) {
+    if (options.sources.size() != 1) Fail("-N i takes exactly one SRC, the command to read from");
+    if (options.sources[0].path.empty() || options.sources[0].is_stdio()) {
+      Fail("-N i: SRC must be a command, not " + Quote(options.sources[0].path));
+    }
+  }
+  if ((options.pipes & kPipeOut) != 0 &&
+      (options.destination.path.empty() || options.destination.is_stdio())) {
+    Fail("-N o: DST must be a command, not " + Quote(options.destination.path));
+  }
+}
+
 /// -T, -S, -i, --ssh-port: how the remote ends are reached.
 void ApplySshOptions(const CLI::App& app, const RawArgs& raw, Options& options) {
   if (options.remote_command.empty()) Fail("-T/--remote-cmd must not be empty");
@@ -602,6 +639,7 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   ApplyHash(app, raw, options);
   ApplyCipher(app, raw, options);
   ApplyDirect(app, raw, options);
+  ApplyPipes(app, raw, options);
   ApplySshOptions(app, raw, options);
   if (given("--progress")) options.progress_interval = ParseSeconds(raw.progress, "-P/--progress");
   if (given("--stall-timeout")) options.stall_timeout = ParseStallTimeout(raw.stall_timeout);
@@ -766,6 +804,7 @@ CommandLine ParseArgs(const std::vector<std::string>& in_order, std::ostream& ou
   result.options.filters = CollectFilterRules(GivenFilters(app, raw));
   if (app.count("--infiles") > 0 || app.count("--files0-from") > 0) PrependListedSources(app, raw);
   if (app.count("--to") > 0 || app.count("--to-file") > 0) {
+    if (result.options.pipes != 0) Fail("-N does not work with --to or --to-file yet");
     ApplyDestinations(app, raw, result.options);
     return result;
   }
@@ -778,6 +817,7 @@ CommandLine ParseArgs(const std::vector<std::string>& in_order, std::ostream& ou
     result.options.sources.push_back(ParseEndpoint(raw.paths[i]));
   }
   result.options.destination = ParseEndpoint(raw.paths.back());
+  CheckPipes(result.options);
   return result;
 }
 

@@ -384,6 +384,7 @@ struct Encoder {
     PutBool(w, m.remote_paths);
     PutBool(w, m.hard_links);
     w.U32(m.growing_ms);
+    PutBool(w, m.command);
     w.U16(static_cast<std::uint16_t>(m.filters.size()));
     for (const PathFilterRule& rule : m.filters) {
       PutBool(w, rule.include);
@@ -412,6 +413,7 @@ struct Encoder {
     w.U8(static_cast<std::uint8_t>(m.fsync));
     w.U8(static_cast<std::uint8_t>(m.existing));
     PutBool(w, m.remote_paths);
+    PutBool(w, m.command);
   }
   void operator()(const SinkReady& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kSinkReady));
@@ -525,6 +527,8 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.hard_links = GetBool(r);
       m.growing_ms = r.U32();
       if (m.growing_ms > kMaxGrowingMs) WireReader::Fail("-R quiet time out of range");
+      m.command = GetBool(r);
+      if (m.command && m.paths.size() != 1) WireReader::Fail("-N i runs exactly one command");
       const std::uint16_t rules = r.U16();
       if (rules > kMaxFilterRules) WireReader::Fail("too many --exclude/--include rules");
       m.filters.reserve(rules);
@@ -567,6 +571,7 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       if (existing > 3) WireReader::Fail("unknown rule for existing files");
       m.existing = static_cast<ExistingRule>(existing);
       m.remote_paths = GetBool(r);
+      m.command = GetBool(r);
       return m;
     }
     case MessageType::kSinkReady: {

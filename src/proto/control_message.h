@@ -31,7 +31,8 @@ namespace braid {
 /// `current_path`, Note. 6: braid's version in Hello and HelloReply, which
 /// a peer of another version reads too. 7: SourceOpen's `filters`
 /// (--exclude, --include). 8: the file entry's flags (a sparse file), hole
-/// frames, the params' `sparse_zeros` (--sparse).
+/// frames, the params' `sparse_zeros` (--sparse), SourceOpen's and SinkOpen's
+/// `command` (-N).
 constexpr std::uint16_t kProtocolVersion = 8;
 /// Hello and HelloReply of this protocol version and later begin alike (the
 /// version, then braid's own version), so two versions can name each other.
@@ -123,6 +124,9 @@ struct SourceOpen {
   /// --exclude / --include, in order: what a directory SRC holds is listed
   /// only when these let it through (source/path_filter.h).
   std::vector<PathFilterRule> filters{};
+  /// -N i: the one path is a shell command (`sh -c`) whose stdout is the data,
+  /// listed as one stream named "pipe".
+  bool command = false;
 };
 /// source -> agent -> sink: the file list, in chunks; `last` ends it.
 struct FileList {
@@ -197,6 +201,8 @@ struct SinkOpen {
   ExistingRule existing = ExistingRule::kQuickCheck;
   /// The target was typed after `host:`: `~` and the home as scp has them.
   bool remote_paths = false;
+  /// -N o: `target` is a shell command (`sh -c`) whose stdin gets the data, in order.
+  bool command = false;
 };
 /// A byte range [begin, end) of one file.
 using ByteRange = std::pair<std::uint64_t, std::uint64_t>;

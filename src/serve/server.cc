@@ -174,10 +174,10 @@ class Server {
 
   void OpenSource(const SourceOpen& open) {
     std::vector<std::string> warnings;
-    source_files_ =
-        BuildSourceList({open.paths, open.recursive, open.follow_symlinks, open.device_size, label_,
-                         open.remote_paths, open.hard_links, open.growing_ms, open.filters},
-                        warnings);
+    source_files_ = BuildSourceList(
+        {open.paths, open.recursive, open.follow_symlinks, open.device_size, label_,
+         open.remote_paths, open.hard_links, open.growing_ms, open.filters, open.command},
+        warnings);
     for (const auto& note : source_files_.notes) channel_.Send(Note{note});
     source_files_.notes.clear();
     for (const auto& w : warnings) channel_.Send(Warning{w});
@@ -239,7 +239,7 @@ class Server {
   /// A remote target as scp reads it: `~` is the home, said under -v with
   /// where a relative target is.
   std::string ResolveTarget(const SinkOpen& open) {
-    if (!open.remote_paths || open.target == "-") return open.target;
+    if (!open.remote_paths || open.target == "-" || open.command) return open.target;
     const std::string where = label_.empty() ? open.target : label_ + ":" + open.target;
     const std::optional<std::string> target = ExpandTilde(open.target);
     if (!target) {

@@ -61,6 +61,9 @@ class BlockWriter {
   void Hole(std::uint32_t id, std::uint64_t offset, std::uint32_t length) {
     if (files_.RecordHole(id, offset, length)) bytes_.fetch_add(length);
   }
+  /// OrderedStream's target closed, once its file is complete (-N o: the
+  /// command reading it sees its end).
+  void CloseStream() { stream_fd_.Reset(); }
   /// The digest of everything OrderedStream wrote; call once, when its file is complete.
   DigestValue FinishStreamDigest() { return stream_digest_->Finish(); }
   void Abort();

@@ -16,6 +16,7 @@
 #include "braid/mutex.h"
 #include "security/crypto/payload_checksum.h"
 #include "session/buffer_pool.h"
+#include "session/shell_command.h"
 #include "session/stream_loss.h"
 #include "session/stream_setup.h"
 #include "sink/block_writer.h"
@@ -76,7 +77,9 @@ struct SinkSession::Impl {
   std::unique_ptr<BufferPool> pool;
   std::unique_ptr<CommitBatcher> committer;
   std::unique_ptr<DataListener> listener;  ///< null with -z (the source listens)
-  std::size_t data_files = 0;              ///< files to commit before the sink is done
+  /// -N o: the command the data is written to; finished by the one file's completion.
+  std::unique_ptr<ShellCommand> target_command;
+  std::size_t data_files = 0;  ///< files to commit before the sink is done
 
   Mutex mutex;
   /// Signals a pass decided, a batch committed, -z's Connect, or the abort.
@@ -103,7 +106,7 @@ struct SinkSession::Impl {
   /// SetUpWriting's parts: how blocks are written, and the buffers that takes.
   std::size_t ChooseWritePath(bool null_device);
   std::size_t SetUpVerifier();
-  UniqueFd OpenStreamTarget() const;
+  UniqueFd OpenStreamTarget();
 
   // The threads.
   void BringUpStreams(const SinkCallbacks& callbacks, TransferState& state);
@@ -195,11 +198,12 @@ PreparedTarget SinkSession::Impl::PrepareTarget() {
   // file is touched.
   CheckCongestionControl(open.params.congestion_control, host);
   struct stat st {};
-  bool exists = open.target != "-" && ::stat(open.target.c_str(), &st) == 0;
+  // -N o: the target is a command, written to as a pipe is.
+  bool exists = !open.command && open.target != "-" && ::stat(open.target.c_str(), &st) == 0;
   TargetInfo info;
   info.exists = exists;
   info.is_directory = exists && S_ISDIR(st.st_mode);
-  info.is_stream = IsStreamTarget(open.target, st, exists);
+  info.is_stream = open.command || IsStreamTarget(open.target, st, exists);
   if (info.is_directory) info.marked_root = ReadTreeRootMark(open.target);
   // Before anything is created: a list that would lead the sink through a link is refused.
   CheckListShape(entries);
@@ -232,6 +236,11 @@ void SinkSession::Impl::SetUpWriting(bool null_device, std::atomic<std::uint64_t
   // files the verifier queues each file once it has hashed it.
   bool ordered_digest = hashing() && files->plan().mode == TargetPlan::Mode::kStream;
   files->OnComplete([this, ordered_digest](std::uint32_t id) {
+    if (target_command) {
+      // Done only once the command has read it all and succeeded.
+      writer->CloseStream();
+      target_command->Finish();
+    }
     if (ordered_digest) {
       committer->Push(id, writer->FinishStreamDigest());
     } else if (!hashing()) {
@@ -261,7 +270,12 @@ std::size_t SinkSession::Impl::ChooseWritePath(bool null_device) {
   return 2 * std::size_t{p.streams} + 2;
 }
 
-UniqueFd SinkSession::Impl::OpenStreamTarget() const {
+UniqueFd SinkSession::Impl::OpenStreamTarget() {
+  if (open.command) {
+    target_command = std::make_unique<ShellCommand>(
+        open.target, ShellCommand::Direction::kWriteItsInput, host, ErrorCode::kTargetUnwritable);
+    return target_command->TakePipe();
+  }
   UniqueFd fd(open.target == "-" ? ::dup(STDOUT_FILENO)
                                  : ::open(open.target.c_str(), O_WRONLY | O_CLOEXEC));
   if (!fd.valid()) {
@@ -300,6 +314,9 @@ void SinkSession::Impl::Listen() {
 
 /// The abort hook: wakes every thread wherever it waits.
 void SinkSession::Impl::OnAbort() {
+  // First: a command that stopped reading holds a write to it (and the
+  // ordered writer's lock, which writer->Abort takes) until it is gone.
+  if (target_command) target_command->Kill();
   files->Abort();
   pool->Close();
   writer->Abort();

@@ -37,6 +37,7 @@ class ListBuilder {
   /// One SRC as typed: as scp reads a remote path (a home, a glob's
   /// matches), else as it is.
   void AddSource(const std::string& typed, std::uint16_t top) {
+    if (request_.command) return AddCommand(typed, top);
     if (!request_.remote_paths || typed == "-") return AddTop(typed, top);
     const std::optional<std::string> path = ExpandTilde(typed);
     if (!path) {
@@ -58,6 +59,19 @@ class ListBuilder {
     CheckDistinctNames(typed, matches);
     list_.notes.push_back(DescribeMatches(typed, matches));
     for (const std::string& match : matches) AddTop(match, top);
+  }
+
+  /// -N i: what the command writes, read once to its end as stdin is.
+  void AddCommand(const std::string& command, std::uint16_t top) {
+    list_.top_paths.push_back(command);
+    list_.top_first_ids.push_back(static_cast<std::uint32_t>(list_.entries.size()));
+    FileEntry e;
+    e.top = top;
+    e.kind = FileKind::kStream;
+    e.path = "pipe";
+    e.size = request_.device_size.value_or(kUnknownSize);
+    e.mode = 0644;
+    Push(std::move(e), command);
   }
 
   void AddTop(const std::string& path, std::uint16_t top) {
@@ -375,6 +389,7 @@ SourceList BuildSourceList(const SourceListRequest& request, std::vector<std::st
   }
   SourceList list = builder.Take();
   list.growing_ms = request.growing_ms;
+  list.command = request.command;
   return list;
 }
 

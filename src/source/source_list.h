@@ -63,6 +63,8 @@ struct SourceList {
   /// -R: how long a regular file listed as a stream must stay unchanged at
   /// its end before that end is taken; 0 = off (a stream ends at its EOF).
   std::uint32_t growing_ms = 0;
+  /// -N i: the one entry's local path is a shell command to read the output of.
+  bool command = false;
   SourceFile File(std::uint32_t id) const;
 
  private:
@@ -86,6 +88,8 @@ struct SourceListRequest {
   /// --exclude / --include: what a directory SRC holds is listed only when
   /// these let it through (source/path_filter.h); a SRC itself always is.
   std::vector<PathFilterRule> filters{};
+  /// -N i: the one path is a shell command, listed as one stream named "pipe".
+  bool command = false;
 };
 
 /// A missing or unreadable SRC, or an entry inside a tree that vanished or

@@ -25,6 +25,7 @@
 #include "security/crypto/payload_checksum.h"
 #include "session/blocking_queue.h"
 #include "session/buffer_pool.h"
+#include "session/shell_command.h"
 #include "session/stream_loss.h"
 #include "session/stream_setup.h"
 #include "source/block_pieces.h"
@@ -90,6 +91,8 @@ struct SourceSession::Impl {
   UniqueFd direct_read;
   /// A hole's hash, for blocks of a compared file; the reader thread's alone.
   ZeroBlockHasher zero_hasher;
+  /// -N i: the command whose output is being read; the reader thread's alone.
+  std::unique_ptr<ShellCommand> command;
   bool direct_refused = false;  ///< warned that a file system refuses O_DIRECT; reader only
 
   /// These lock themselves.
@@ -359,12 +362,20 @@ void SourceSession::Impl::ReadFirstPass(BufferPool& pool, TransferState& state) 
       fd.Reset();
       direct_read.Reset();
       open_id = UINT32_MAX;
+      // Its end goes out only if the command that wrote it succeeded.
+      if (command) command->Finish();
+      command.reset();
       QueueFileEnd(*step);
       continue;
     }
     const SourceFile f = list.File(step->file_id);
     if (open_id != step->file_id) {
-      fd = OpenToRead(f);
+      if (list.command) {
+        command =
+            std::make_unique<ShellCommand>(f.local_path, ShellCommand::Direction::kReadItsOutput,
+                                           host, ErrorCode::kSourceUnreadable);
+      }
+      fd = command ? command->TakePipe() : OpenToRead(f);
       OpenDirect(f);
       open_id = step->file_id;
     }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -182,6 +183,34 @@ TEST_F(InterruptTest, WhileAFifoSourceHasNoWriter) {
   Stopped s = StopWith(braid, SIGINT, "FIFO source with no writer");
   EXPECT_EQ(s.exit_code, 130) << braid.err();
   EXPECT_LT(s.seconds, kBoundSeconds);
+}
+
+/// -N: a command that never reads (or never writes) is ended with the copy,
+/// and with it what it started.
+TEST_F(InterruptTest, WhileACommandAtEitherEndDoesNothing) {
+  WritePatternFile(dir + "/src", 64u << 20, 5);
+  for (const bool at_target : {true, false}) {
+    const std::string pid_file = dir + (at_target ? "/target.pid" : "/source.pid");
+    const std::string command = "echo $$ > " + pid_file + "; sleep 600; echo never";
+    BackgroundBraid braid(at_target
+                              ? std::vector<std::string>{"-N", "o", dir + "/src", Remote(command)}
+                              : std::vector<std::string>{"-N", "i", Remote(command), dir + "/dst"},
+                          dir);
+    for (int i = 0; i < 100 && !Exists(pid_file); ++i) ::usleep(50000);
+    ASSERT_TRUE(Exists(pid_file)) << braid.err();
+    ::sleep(1);  // the data phase: the target's pipe full, or the source's empty
+    Stopped s = StopWith(braid, SIGINT,
+                         at_target ? "-N o command not reading" : "-N i command not writing");
+    EXPECT_EQ(s.exit_code, 130) << braid.err();
+    EXPECT_LT(s.seconds, kBoundSeconds);
+    const pid_t shell = std::stoi(ReadWhole(pid_file));
+    bool gone = false;
+    for (int i = 0; i < 100 && !gone; ++i) {
+      gone = ::kill(-shell, 0) != 0 && errno == ESRCH;  // its whole group
+      if (!gone) ::usleep(50000);
+    }
+    EXPECT_TRUE(gone) << "the command (process group " << shell << ") outlived the copy";
+  }
 }
 
 }  // namespace

@@ -249,6 +249,26 @@ TEST(CommandLineTest, DirectTakesSTOrBoth) {
   }
 }
 
+TEST(CommandLineTest, PipesTakeIOOrBothAndOneCommandEachSide) {
+  EXPECT_EQ(Parse({"a", "b"}).options.pipes, 0);
+  EXPECT_EQ(Parse({"-N", "i", "tar cf - d", "b"}).options.pipes, kPipeIn);
+  EXPECT_EQ(Parse({"-N", "o", "a", "h:tar xf -"}).options.pipes, kPipeOut);
+  EXPECT_EQ(Parse({"--pipes=io", "a", "b"}).options.pipes, kPipeIn | kPipeOut);
+  EXPECT_EQ(Parse({"-N", "oi", "a", "b"}).options.pipes, kPipeIn | kPipeOut);
+  CommandLine remote = Parse({"-N", "io", "h:tar cf - d", "g:tar xf -"});
+  EXPECT_EQ(remote.options.sources.at(0).host, "h");
+  EXPECT_EQ(remote.options.sources.at(0).path, "tar cf - d");
+  EXPECT_EQ(remote.options.destination.path, "tar xf -");
+  for (const char* bad : {"", "x", "ioi", "I"}) {
+    EXPECT_TRUE(Contains(UsageError({"-N", bad, "a", "b"}), "-N/--pipes takes i")) << bad;
+  }
+  EXPECT_TRUE(Contains(UsageError({"-N", "i", "a", "b", "c"}), "exactly one SRC"));
+  EXPECT_TRUE(Contains(UsageError({"-N", "i", "-", "c"}), "SRC must be a command"));
+  EXPECT_TRUE(Contains(UsageError({"-N", "o", "a", "-"}), "DST must be a command"));
+  EXPECT_TRUE(Contains(UsageError({"-N", "o", "-r", "a", "b"}), "-N and -r"));
+  EXPECT_TRUE(Contains(UsageError({"-N", "i", "a", "--to", "b"}), "-N does not work with --to"));
+}
+
 TEST(CommandLineTest, CipherNames) {
   using C = Cipher;
   EXPECT_EQ(Parse({"a", "b"}).options.cipher, C::kAes128Gcm);  // sealed by default

@@ -376,6 +376,7 @@ TEST(ControlMessageTest, SourceOpenIgnoresSizeWhenAbsent) {
   w.U8(0);   // remote_paths
   w.U8(0);   // hard_links
   w.U32(0);  // growing_ms
+  w.U8(0);   // command
   w.U16(0);  // no filters
   ControlMessage m = DecodeMessage(w.Take());
   ASSERT_TRUE(std::holds_alternative<SourceOpen>(m));
@@ -452,11 +453,11 @@ TEST(ControlMessageTest, SinkOpenCarriesTheFsyncPolicy) {
     in.fsync = p;
     EXPECT_EQ(RoundTrip(in).fsync, p);
   }
-  // The policy is the third byte from the end (before the rule for existing
-  // files and remote_paths): a value this build does not know is refused.
+  // The policy is the fourth byte from the end (before the rule for existing
+  // files, remote_paths and command): a value this build does not know is refused.
   std::vector<std::uint8_t> bytes = EncodeMessage(in);
   for (std::uint8_t bad : {std::uint8_t{3}, std::uint8_t{0xff}}) {
-    bytes[bytes.size() - 3] = bad;
+    bytes[bytes.size() - 4] = bad;
     EXPECT_EQ(DecodeError(bytes), ErrorCode::kProtocol) << int{bad};
   }
 }
@@ -1619,6 +1620,22 @@ TEST(ControlMessageTest, KeptRoundTrip) {
   Bytes b = EncodeMessage(Kept{1, 2});
   EXPECT_EQ(b.size(), 2u + 8u + 4u);
   EXPECT_EQ((b[0] << 8) | b[1], static_cast<int>(MessageType::kKept));
+}
+
+TEST(ControlMessageTest, CommandsRoundTripAndASourceRunsOne) {
+  SourceOpen source;
+  source.paths = {"tar cf - dir"};
+  source.command = true;
+  EXPECT_TRUE(RoundTrip(source).command);
+  source.paths = {"one", "two"};
+  EXPECT_EQ(DecodeError(EncodeMessage(source)), ErrorCode::kProtocol);
+  source.command = false;
+  EXPECT_FALSE(RoundTrip(source).command);
+  SinkOpen sink = SampleSinkOpen();
+  for (bool on : {false, true}) {
+    sink.command = on;
+    EXPECT_EQ(RoundTrip(sink).command, on);
+  }
 }
 
 TEST(ControlMessageTest, SparseFlagRoundTripsOnRegularFilesOnly) {
