@@ -65,28 +65,24 @@ class ListBuilder {
   void AddCommand(const std::string& command, std::uint16_t top) {
     list_.top_paths.push_back(command);
     list_.top_first_ids.push_back(static_cast<std::uint32_t>(list_.entries.size()));
+    PushStream(top, "pipe", command);
+  }
+
+  /// stdin, or a command's output: one entry of unknown size unless --size.
+  void PushStream(std::uint16_t top, std::string name, const std::string& local) {
     FileEntry e;
     e.top = top;
     e.kind = FileKind::kStream;
-    e.path = "pipe";
+    e.path = std::move(name);
     e.size = request_.device_size.value_or(kUnknownSize);
     e.mode = 0644;
-    Push(std::move(e), command);
+    Push(std::move(e), local);
   }
 
   void AddTop(const std::string& path, std::uint16_t top) {
     list_.top_paths.push_back(path);
     list_.top_first_ids.push_back(static_cast<std::uint32_t>(list_.entries.size()));
-    if (path == "-") {
-      FileEntry e;
-      e.top = top;
-      e.kind = FileKind::kStream;
-      e.path = "stdin";
-      e.size = request_.device_size.value_or(kUnknownSize);
-      e.mode = 0644;
-      Push(std::move(e), "-");
-      return;
-    }
+    if (path == "-") return PushStream(top, "stdin", "-");
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return LeaveOut(path, errno);
     std::string name = TopName(path);

@@ -431,46 +431,32 @@ TEST(DataFrameTest, SameRoundTrip) {
   ExpectHeaderEq(RoundTrip(h), h);
 }
 
-TEST(DataFrameTest, SameWithPayloadFlagsOrBadLengthIsRejected) {
-  FrameHeader h = SameHeader();
-  h.length = 1;  // a same block carries no bytes
-  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
-  for (std::uint8_t flag : {kFlagCompressed, kFlagHasDigest}) {
-    h = SameHeader();
-    h.flags = flag;
-    EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol) << int{flag};
-  }
-  h = SameHeader();
-  h.raw_length = 0;
-  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
-  h.raw_length = kMaxPayload + 1;
-  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
-  h.raw_length = 2;
-  h.offset = std::numeric_limits<std::uint64_t>::max() - 1;
-  EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
-}
-
-TEST(DataFrameTest, HoleRoundTripsAndIsCheckedAsSameIs) {
-  FrameHeader h = SameHeader();
-  h.type = FrameType::kHole;
-  EXPECT_EQ(EncodeFrameHeader(h)[4], 6);
-  ExpectHeaderEq(RoundTrip(h), h);
-  FrameHeader bad = h;
-  bad.length = 1;  // a hole carries no bytes
-  EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol);
-  for (std::uint8_t flag : {kFlagCompressed, kFlagHasDigest}) {
+// Same and hole frames carry a range and no bytes; each is checked alike.
+TEST(DataFrameTest, SameAndHoleWithPayloadFlagsOrBadLengthAreRejected) {
+  for (FrameType type : {FrameType::kSame, FrameType::kHole}) {
+    FrameHeader h = SameHeader();
+    h.type = type;
+    ExpectHeaderEq(RoundTrip(h), h);
+    FrameHeader bad = h;
+    bad.length = 1;  // no bytes
+    EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol);
+    for (std::uint8_t flag : {kFlagCompressed, kFlagHasDigest}) {
+      bad = h;
+      bad.flags = flag;
+      EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol) << int{flag};
+    }
     bad = h;
-    bad.flags = flag;
-    EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol) << int{flag};
+    bad.raw_length = 0;
+    EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol);
+    bad.raw_length = kMaxPayload + 1;
+    EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol);
+    bad.raw_length = 2;
+    bad.offset = std::numeric_limits<std::uint64_t>::max() - 1;
+    EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol);
   }
-  bad = h;
-  bad.raw_length = 0;
-  EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol);
-  bad.raw_length = kMaxPayload + 1;
-  EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol);
-  bad.raw_length = 2;
-  bad.offset = std::numeric_limits<std::uint64_t>::max() - 1;
-  EXPECT_EQ(DecodeError(bad), ErrorCode::kProtocol);
+  FrameHeader hole = SameHeader();
+  hole.type = FrameType::kHole;
+  EXPECT_EQ(EncodeFrameHeader(hole)[4], 6);
 }
 
 TEST(DataFrameTest, TypeAfterHoleIsUnknown) {
