@@ -18,37 +18,9 @@
 # median). Needs root (tools/testbed); traffic stays in its namespaces.
 set -euo pipefail
 
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
-RUNS=7 DIR=/var/tmp OUT="" BRAID_IN=${BRAID:-$REPO/build/src/braid}
-die() { echo "rerun.sh: $*" >&2; exit 1; }
-say() { echo "rerun.sh: $(date +%T) $*" >&2; }
-
-if [[ ${1:-} != inside ]]; then
-  while (($#)); do
-    case $1 in
-      --runs) RUNS=$2; shift 2 ;;
-      --dir) DIR=$2; shift 2 ;;
-      --braid) BRAID_IN=$2; shift 2 ;;
-      --out) OUT=$2; shift 2 ;;
-      -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-      *) die "unknown option $1 (see --help)" ;;
-    esac
-  done
-  [[ $(id -u) -eq 0 ]] || die "needs root (tools/testbed)"
-  [[ -x $BRAID_IN ]] || die "braid not found at $BRAID_IN"
-  command -v rsync >/dev/null || die "rsync is not installed"
-  [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "--runs is a whole number"
-  OUT=${OUT:-$PWD/rerun-$(date +%Y%m%d-%H%M%S)}
-  mkdir -p "$OUT"
-  OUT=$(cd "$OUT" && pwd)
-  # As arguments: the testbed does not pass this environment on to CMD.
-  exec "$REPO/tools/testbed" run --braid "$BRAID_IN" --rate 2G --rtt 1ms -- \
-    "$0" inside "$RUNS" "$DIR" "$OUT" "$BRAID_IN"
-fi
-RUNS=$2 DIR=$3 OUT=$4 BRAID=$5
-
-WORK=$(mktemp -d "$DIR/braid-rerun.XXXXXX")
-trap 'rm -rf -- "$WORK"' EXIT
+# shellcheck source=tools/bench/against_rsync.sh
+source "$(dirname "$0")/against_rsync.sh"
+bench_setup rerun 18 "$@"
 CSV=$OUT/rerun.csv
 echo "round,case,tool,seconds,bytes_sent" >"$CSV"
 SSH=(ssh -F "$TB_HOME/.ssh/config")
