@@ -818,6 +818,9 @@ CommandLine ParseArgs(const std::vector<std::string>& in_order, std::ostream& ou
   }
   result.options.destination = ParseEndpoint(raw.paths.back());
   CheckPipes(result.options);
+  // A retry runs the commands again from the start, and what they did (files
+  // extracted, lines appended) would happen twice: only when asked for.
+  if (result.options.pipes != 0 && app.count("--retry") == 0) result.options.retries = 0;
   return result;
 }
 

@@ -267,6 +267,10 @@ TEST(CommandLineTest, PipesTakeIOOrBothAndOneCommandEachSide) {
   EXPECT_TRUE(Contains(UsageError({"-N", "o", "a", "-"}), "DST must be a command"));
   EXPECT_TRUE(Contains(UsageError({"-N", "o", "-r", "a", "b"}), "-N and -r"));
   EXPECT_TRUE(Contains(UsageError({"-N", "i", "a", "--to", "b"}), "-N does not work with --to"));
+  // A retry would run the commands again: only when asked for.
+  EXPECT_EQ(Parse({"-N", "o", "a", "b"}).options.retries, 0);
+  EXPECT_EQ(Parse({"-N", "o", "--retry", "2", "a", "b"}).options.retries, 2);
+  EXPECT_EQ(Parse({"a", "b"}).options.retries, kDefaultRetries);
 }
 
 TEST(CommandLineTest, CipherNames) {
