@@ -59,8 +59,9 @@ TransferParams Params() {
 }
 
 std::vector<ResumeEntry> Resume() {
-  return {ResumeEntry::Partial(3, {{0, 1u << 20}, {4u << 20, 6u << 20}}),
-          ResumeEntry::Complete(7), ResumeEntry::Complete(8), ResumeEntry::Complete(9)};
+  return {ResumeEntry::Partial(3, {{0, 1u << 20}, {4u << 20, 6u << 20}}), ResumeEntry::Complete(7),
+          ResumeEntry::Complete(8), ResumeEntry::Complete(9),
+          ResumeEntry::Compared(12, 65536, std::vector<BlockHash>(3))};
 }
 
 FileEntry Entry(std::uint32_t id, FileKind kind, const std::string& path, std::uint64_t size) {

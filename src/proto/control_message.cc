@@ -213,7 +213,7 @@ FileEntry GetEntry(WireReader& r) {
 
 /// A resume list is a sequence of items: 0 = one partial file (`u32 id`,
 /// `u32 k` + k kept ranges), 1 = a run of complete files (`u32 first`, `u32 count`),
-/// 2 = a file compared block by block (`u32 id`, `u32 k` + k block hashes).
+/// 2 = a file compared piece by piece (`u32 id`, `u32 piece`, `u32 k` + k hashes).
 /// Adjacent complete entries are merged into one run.
 void PutResume(WireWriter& w, const std::vector<ResumeEntry>& resume) {
   WireWriter items;
@@ -223,6 +223,7 @@ void PutResume(WireWriter& w, const std::vector<ResumeEntry>& resume) {
     if (e.compared) {
       items.U8(2);
       items.U32(e.id);
+      items.U32(e.piece);
       items.U32(static_cast<std::uint32_t>(e.block_hashes.size()));
       for (const BlockHash& h : e.block_hashes) items.Bytes(h);
       ++i;
@@ -280,6 +281,10 @@ ResumeEntry GetCompared(WireReader& r, std::size_t& hashes_total) {
   ResumeEntry e;
   e.compared = true;
   e.id = r.U32();
+  e.piece = r.U32();
+  if (e.piece < kMinComparePiece || e.piece > kMaxComparePiece) {
+    WireReader::Fail("compared piece size out of range");
+  }
   std::uint32_t k = r.U32();
   hashes_total += k;
   if (hashes_total > kMaxBlockHashes) WireReader::Fail("too many block hashes");

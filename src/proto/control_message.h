@@ -32,7 +32,7 @@ namespace braid {
 /// a peer of another version reads too. 7: SourceOpen's `filters`
 /// (--exclude, --include). 8: the file entry's flags (a sparse file), hole
 /// frames, the params' `sparse_zeros` (--sparse), SourceOpen's and SinkOpen's
-/// `command` (-N).
+/// `command` (-N), the resume list's compared piece size.
 constexpr std::uint16_t kProtocolVersion = 8;
 /// Hello and HelloReply of this protocol version and later begin alike (the
 /// version, then braid's own version), so two versions can name each other.
@@ -65,6 +65,9 @@ constexpr std::size_t kMaxResumeFiles = 1u << 24;
 /// SourceStart, over all files (16 bytes each, 8 MiB). A sink with more
 /// copies the rest whole.
 constexpr std::size_t kMaxBlockHashes = 1u << 19;
+/// A compared file's hashes cover pieces of this many bytes at least and at most.
+constexpr std::uint32_t kMinComparePiece = 4096;
+constexpr std::uint32_t kMaxComparePiece = 64u << 20;
 
 enum class MessageType : std::uint16_t {
   kHello = 1,
@@ -216,9 +219,12 @@ struct ResumeEntry {
   bool complete = false;        ///< already in place under its final name: send nothing
   std::vector<ByteRange> kept;  ///< verified ranges of the partial file
   std::uint32_t count = 1;      ///< complete: files id .. id+count-1; otherwise 1
-  /// The target's older version, block by block (`compared`): a block whose
+  /// The target's older version, piece by piece (`compared`): a piece whose
   /// hash matches is sent as a "same" frame, not as data.
   bool compared = false;
+  /// compared: the bytes each hash covers (4 KiB..64 MiB; a source uses
+  /// them only when they divide its block size).
+  std::uint32_t piece = 0;
   std::vector<BlockHash> block_hashes;
   /// A run of `count` complete files from `first`.
   static ResumeEntry Complete(std::uint32_t first, std::uint32_t count = 1) {
@@ -234,10 +240,12 @@ struct ResumeEntry {
     e.kept = std::move(kept);
     return e;
   }
-  static ResumeEntry Compared(std::uint32_t id, std::vector<BlockHash> hashes) {
+  static ResumeEntry Compared(std::uint32_t id, std::uint32_t piece,
+                              std::vector<BlockHash> hashes) {
     ResumeEntry e;
     e.id = id;
     e.compared = true;
+    e.piece = piece;
     e.block_hashes = std::move(hashes);
     return e;
   }

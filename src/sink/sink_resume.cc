@@ -143,25 +143,30 @@ std::uint64_t NextData(int fd, std::uint64_t at, std::uint64_t size) {
   return static_cast<std::uint64_t>(data);
 }
 
-/// The block hashes of the file under the final name, for the source to
-/// compare its own with; nullopt (copy it whole) when it cannot be read or
-/// its hashes would take the list past the protocol's limit. A block that is
-/// a hole from end to end is not read: it hashes as its zeros.
+/// A compared file is hashed in pieces of this size where the list has room
+/// for that many hashes, so a small change costs this much, not a block (1
+/// MiB by default): one changed byte in each of three 100 MiB files sent 3
+/// MiB with whole blocks (docs/benchmarks.md, "Issue 15").
+constexpr std::uint32_t kComparePiece = 64u << 10;
+
+/// The hashes of the file under the final name, one per `piece` bytes, for
+/// the source to compare its own with; nullopt (copy it whole) when it cannot
+/// be read or its hashes would take the list past the protocol's limit. A
+/// piece that is a hole from end to end is not read: it hashes as its zeros.
 std::optional<std::vector<BlockHash>> HashTarget(const std::string& path, std::uint64_t size,
-                                                 std::uint32_t block_size,
-                                                 std::size_t& hashes_total) {
-  std::uint64_t blocks = (size + block_size - 1) / block_size;
-  if (hashes_total + blocks > kMaxBlockHashes) return std::nullopt;
+                                                 std::uint32_t piece, std::size_t& hashes_total) {
+  std::uint64_t pieces = (size + piece - 1) / piece;
+  if (hashes_total + pieces > kMaxBlockHashes) return std::nullopt;
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) return std::nullopt;
   ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
   std::vector<BlockHash> hashes;
-  hashes.reserve(static_cast<std::size_t>(blocks));
-  std::vector<std::uint8_t> block(std::min<std::uint64_t>(size, block_size));
+  hashes.reserve(static_cast<std::size_t>(pieces));
+  std::vector<std::uint8_t> block(std::min<std::uint64_t>(size, piece));
   ZeroBlockHasher zeros;
   std::uint64_t data_from = 0;  // no data before this, as far as is known
-  for (std::uint64_t at = 0; at < size; at += block_size) {
-    auto want = static_cast<std::size_t>(std::min<std::uint64_t>(size - at, block_size));
+  for (std::uint64_t at = 0; at < size; at += piece) {
+    auto want = static_cast<std::size_t>(std::min<std::uint64_t>(size - at, piece));
     if (at >= data_from) data_from = NextData(fd.get(), at, size);
     if (data_from >= at + want) {
       hashes.push_back(zeros.Hash(want));
@@ -209,11 +214,19 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
     ResumeDecision d = DecideResume(entry, target, journal, rules);
     if (!d.note.empty()) warn(Where(host, final_path) + ": " + d.note + "; starting it over");
     std::optional<std::vector<BlockHash>> hashes;
+    std::uint32_t piece = 0;
     // -o's ordered writer writes every byte of a file: it has no use for hashes.
     if (d.action == ResumeAction::kCompare && !open.params.ordered) {
-      // Blocks past the source's end can never match: not read, not sent.
-      hashes = HashTarget(final_path, std::min(target.final_size, entry.size),
-                          open.params.block_size, hashes_total);
+      // Pieces past the source's end can never match: not read, not sent.
+      const std::uint64_t size = std::min(target.final_size, entry.size);
+      // Small pieces where they tile a block and the list has room for
+      // them, else whole blocks.
+      const std::uint32_t block = open.params.block_size;
+      for (std::uint32_t p : {block % kComparePiece == 0 ? kComparePiece : block, block}) {
+        hashes = HashTarget(final_path, size, p, hashes_total);
+        piece = p;
+        if (hashes) break;
+      }
     }
     if (d.discard) {
       ::unlink(files.partial_path(id).c_str());
@@ -234,7 +247,7 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
         if (hashes) {
           // No journal: a compared file cut short is compared again, as cheaply.
           files.MarkCompared(id, target.final_size);
-          summary.entries.push_back(ResumeEntry::Compared(id, std::move(*hashes)));
+          summary.entries.push_back(ResumeEntry::Compared(id, piece, std::move(*hashes)));
           ++summary.compared_files;
           break;
         }

@@ -63,13 +63,25 @@ std::optional<BlockStep> BlockScheduler::Next() {
     }
     if (r && !unknown && r->compared) {
       block.compared = true;
-      std::uint64_t index = block.offset / block_size_;
-      if (index < r->block_hashes.size()) block.expected = &r->block_hashes[index];
+      Expect(*r, block);
     }
     last_ = block;
     return block;
   }
   return std::nullopt;
+}
+
+void BlockScheduler::Expect(const ResumeEntry& r, BlockStep& block) const {
+  // Pieces that do not tile the block cannot be compared with it: sent as data.
+  const std::uint32_t piece = r.piece;
+  if (piece == 0 || piece > block_size_ || block_size_ % piece != 0) return;
+  const std::uint64_t first = block.offset / piece;
+  if (first >= r.block_hashes.size()) return;
+  const std::uint64_t count =
+      std::min<std::uint64_t>((block.length + piece - 1) / piece, r.block_hashes.size() - first);
+  block.expected = std::span<const BlockHash>(r.block_hashes)
+                       .subspan(static_cast<std::size_t>(first), static_cast<std::size_t>(count));
+  block.piece = piece;
 }
 
 void BlockScheduler::Delivered(std::uint32_t got) {

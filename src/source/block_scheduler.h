@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "braid/file_entry.h"
@@ -22,10 +23,13 @@ struct BlockStep {
   std::uint32_t file_id = 0;
   std::uint64_t offset = 0;  ///< block: where to read; file end: the final size
   std::uint32_t length = 0;  ///< block: bytes to read (a stream may return fewer)
-  /// A block of a file the sink compared: sent as "same" when it hashes to
-  /// `expected`, the target's hash of that block (nullptr: the target has none).
+  /// A block of a file the sink compared: the target's hashes of its pieces
+  /// of `piece` bytes (the block's last one may be shorter), from the
+  /// block's first; fewer than its pieces where the target is shorter, none
+  /// where it has none. A piece that hashes alike is sent as "same".
   bool compared = false;
-  const BlockHash* expected = nullptr;
+  std::span<const BlockHash> expected{};
+  std::uint32_t piece = 0;
 };
 
 class BlockScheduler {
@@ -48,6 +52,8 @@ class BlockScheduler {
   std::optional<PackedList> owned_;
   const PackedList& files_;
   bool Kept(const ResumeEntry& r, std::uint64_t begin, std::uint64_t end);
+  /// Sets a compared block's `expected` hashes and `piece` from `r`.
+  void Expect(const ResumeEntry& r, BlockStep& block) const;
   /// What the sink has of `id` (ids come in increasing order), or nullptr.
   const ResumeEntry* ResumeOf(std::uint32_t id);
 

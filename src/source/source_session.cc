@@ -178,7 +178,15 @@ struct SourceSession::Impl {
                 BlockScheduler& scheduler, TransferState& state);
   void QueueFileEnd(const BlockStep& step);
   void QueueData(const BlockStep& step, BufferRef buffer, std::uint32_t got);
-  void QueueSame(const BlockStep& step, std::uint32_t got);
+  void QueueSame(std::uint32_t file_id, std::uint64_t offset, std::uint32_t length);
+  /// A compared block read whole: runs of pieces that hash as the target's
+  /// as same frames, the rest as data.
+  void QueueCompared(const BlockStep& step, BufferRef buffer, std::uint32_t got);
+  /// A data frame of `length` bytes of `buffer` from `payload_at` (a piece of a block).
+  void QueueDataRange(std::uint32_t file_id, std::uint64_t offset, const BufferRef& buffer,
+                      std::uint32_t payload_at, std::uint32_t length);
+  /// Whether the target's pieces of this block all hash as zeros (a hole there too).
+  bool HolesAlike(const BlockStep& step);
   /// A block read whole, queued as data and holes (one data frame when it has none).
   void QueuePieces(int fd, const SourceFile& f, const BlockStep& step, BufferRef buffer,
                    std::uint32_t got);
@@ -434,12 +442,48 @@ bool SourceSession::Impl::ReadStep(BufferPool& pool, int fd, const SourceFile& f
   if (got == 0) return true;
   if (hashing()) hash_queue.Push(HashItem{step.file_id, buffer, got, 0});
   if (step.kind == BlockStep::Kind::kHashOnly) return true;  // the sink kept it
-  if (step.expected && got == step.length &&
-      BlockHash128({buffer->data(), got}) == *step.expected) {
-    QueueSame(step, got);
+  if (!step.expected.empty() && got == step.length) {
+    QueueCompared(step, std::move(buffer), got);
     return true;
   }
   QueuePieces(fd, f, step, std::move(buffer), got);
+  return true;
+}
+
+void SourceSession::Impl::QueueCompared(const BlockStep& step, BufferRef buffer,
+                                        std::uint32_t got) {
+  // Runs of pieces alike go as one same frame each, runs that differ as data.
+  std::uint32_t run_begin = 0;
+  bool run_same = false;
+  auto flush = [&](std::uint32_t end) {
+    if (end == run_begin) return;
+    if (run_same) {
+      QueueSame(step.file_id, step.offset + run_begin, end - run_begin);
+    } else {
+      QueueDataRange(step.file_id, step.offset + run_begin, buffer, run_begin, end - run_begin);
+    }
+  };
+  std::size_t i = 0;
+  for (std::uint32_t at = 0; at < got; at += step.piece, ++i) {
+    const std::uint32_t length = std::min(step.piece, got - at);
+    const bool same =
+        i < step.expected.size() && BlockHash128({buffer->data() + at, length}) == step.expected[i];
+    if (at > 0 && same != run_same) {
+      flush(at);
+      run_begin = at;
+    }
+    run_same = same;
+  }
+  flush(got);
+}
+
+bool SourceSession::Impl::HolesAlike(const BlockStep& step) {
+  if (step.expected.empty()) return false;
+  std::size_t i = 0;
+  for (std::uint32_t at = 0; at < step.length; at += step.piece, ++i) {
+    const std::uint32_t length = std::min(step.piece, step.length - at);
+    if (i >= step.expected.size() || zero_hasher.Hash(length) != step.expected[i]) return false;
+  }
   return true;
 }
 
@@ -458,8 +502,8 @@ bool SourceSession::Impl::QueueWholeHole(BufferPool& pool, int fd, const SourceF
   }
   if (step.kind == BlockStep::Kind::kHashOnly) return true;
   // The target's version compared: a hole it has too is the same.
-  if (step.expected && zero_hasher.Hash(step.length) == *step.expected) {
-    QueueSame(step, step.length);
+  if (HolesAlike(step)) {
+    QueueSame(step.file_id, step.offset, step.length);
   } else {
     QueueHole(step.file_id, step.offset, step.length);
   }
@@ -481,16 +525,23 @@ void SourceSession::Impl::QueuePieces(int fd, const SourceFile& f, const BlockSt
       QueueHole(step.file_id, step.offset + piece.begin, piece.end - piece.begin);
       continue;
     }
-    OutFrame frame;
-    frame.header = {.type = FrameType::kData,
-                    .file_id = step.file_id,
-                    .length = piece.end - piece.begin,
-                    .offset = step.offset + piece.begin,
-                    .raw_length = piece.end - piece.begin};
-    frame.buffer = buffer;
-    frame.payload_at = piece.begin;
-    send_queue.Push(std::move(frame));
+    QueueDataRange(step.file_id, step.offset + piece.begin, buffer, piece.begin,
+                   piece.end - piece.begin);
   }
+}
+
+void SourceSession::Impl::QueueDataRange(std::uint32_t file_id, std::uint64_t offset,
+                                         const BufferRef& buffer, std::uint32_t payload_at,
+                                         std::uint32_t length) {
+  OutFrame frame;
+  frame.header = {.type = FrameType::kData,
+                  .file_id = file_id,
+                  .length = length,
+                  .offset = offset,
+                  .raw_length = length};
+  frame.buffer = buffer;
+  frame.payload_at = payload_at;
+  send_queue.Push(std::move(frame));
 }
 
 /// Bounded as file ends are: it holds no buffer from the pool.
@@ -503,10 +554,11 @@ void SourceSession::Impl::QueueHole(std::uint32_t file_id, std::uint64_t offset,
 }
 
 /// Bounded as file ends are: it holds no buffer from the pool.
-void SourceSession::Impl::QueueSame(const BlockStep& step, std::uint32_t got) {
+void SourceSession::Impl::QueueSame(std::uint32_t file_id, std::uint64_t offset,
+                                    std::uint32_t length) {
   OutFrame same;
   same.header = {
-      .type = FrameType::kSame, .file_id = step.file_id, .offset = step.offset, .raw_length = got};
+      .type = FrameType::kSame, .file_id = file_id, .offset = offset, .raw_length = length};
   send_queue.PushBounded(std::move(same), kMaxQueuedEnds);
 }
 

@@ -330,13 +330,13 @@ TEST(BlockSchedulerTest, BlocksOfAComparedFileCarryTheTargetsHashOfThem) {
   a[0] = 1;
   b[0] = 2;
   c[0] = 3;
-  std::vector<ResumeEntry> resume = {ResumeEntry::Compared(1, {a, b, c})};
+  std::vector<ResumeEntry> resume = {ResumeEntry::Compared(1, kBlock, {a, b, c})};
   BlockScheduler s(files, kBlock, resume, false);
   std::vector<BlockStep> steps;
   while (auto step = s.Next()) steps.push_back(*step);
   ASSERT_EQ(steps.size(), 7u);  // file 0: block, end; file 1: four blocks, end
   EXPECT_FALSE(steps[0].compared) << "a file not compared is sent as ever";
-  EXPECT_EQ(steps[0].expected, nullptr);
+  EXPECT_TRUE(steps[0].expected.empty());
   const BlockHash* want[] = {&resume[0].block_hashes[0], &resume[0].block_hashes[1],
                              &resume[0].block_hashes[2], nullptr};
   for (std::size_t i = 0; i < 4; ++i) {
@@ -344,12 +344,49 @@ TEST(BlockSchedulerTest, BlocksOfAComparedFileCarryTheTargetsHashOfThem) {
     EXPECT_EQ(step.kind, BlockStep::Kind::kBlock);
     EXPECT_TRUE(step.compared);
     EXPECT_EQ(step.offset, i * kBlock);
-    ASSERT_EQ(step.expected == nullptr, want[i] == nullptr) << i;
+    ASSERT_EQ(step.expected.empty(), want[i] == nullptr) << i;
     if (want[i]) {
-      EXPECT_EQ(*step.expected, *want[i]) << i;
+      ASSERT_EQ(step.expected.size(), 1u);
+      EXPECT_EQ(step.expected[0], *want[i]) << i;
+      EXPECT_EQ(step.piece, kBlock);
     }
   }
   EXPECT_EQ(steps[6].kind, BlockStep::Kind::kFileEnd);
+}
+
+TEST(BlockSchedulerTest, PiecesOfABlockComeAsTheHashesOfThatBlock) {
+  // Pieces of a quarter block; the target has 9 of them (two blocks and a piece).
+  constexpr std::uint32_t kPiece = kBlock / 4;
+  std::vector<FileEntry> files = {File(0, 3 * kBlock + 7)};
+  std::vector<BlockHash> hashes(9);
+  for (std::size_t i = 0; i < hashes.size(); ++i) hashes[i][0] = static_cast<std::uint8_t>(i + 1);
+  std::vector<ResumeEntry> resume = {ResumeEntry::Compared(0, kPiece, hashes)};
+  BlockScheduler s(files, kBlock, resume, false);
+  std::vector<BlockStep> steps;
+  while (auto step = s.Next()) steps.push_back(*step);
+  ASSERT_EQ(steps.size(), 5u);  // four blocks, the end
+  const std::size_t want_count[] = {4, 4, 1, 0};
+  for (std::size_t b = 0; b < 4; ++b) {
+    ASSERT_EQ(steps[b].expected.size(), want_count[b]) << b;
+    for (std::size_t i = 0; i < want_count[b]; ++i) {
+      EXPECT_EQ(steps[b].expected[i][0], 4 * b + i + 1) << b << " " << i;
+    }
+    if (want_count[b] > 0) {
+      EXPECT_EQ(steps[b].piece, kPiece);
+    }
+  }
+}
+
+TEST(BlockSchedulerTest, PiecesThatDoNotTileABlockAreNotCompared) {
+  std::vector<FileEntry> files = {File(0, 2 * kBlock)};
+  for (std::uint32_t piece : {kBlock * 2, kBlock / 3 + 1}) {
+    std::vector<ResumeEntry> resume = {ResumeEntry::Compared(0, piece, std::vector<BlockHash>(16))};
+    BlockScheduler s(files, kBlock, resume, false);
+    std::optional<BlockStep> step = s.Next();
+    ASSERT_TRUE(step);
+    EXPECT_TRUE(step->compared);
+    EXPECT_TRUE(step->expected.empty()) << piece;
+  }
 }
 
 TEST(BlockSchedulerTest, FullyKeptFileStillEnds) {

@@ -1360,8 +1360,8 @@ BlockHash HashOf(std::uint8_t seed) {
 
 TEST(ControlMessageTest, ComparedFilesRoundTripWithTheirBlockHashes) {
   SinkReady m = SampleSinkReady();
-  m.resume = {ResumeEntry::Complete(2, 3), ResumeEntry::Compared(7, {HashOf(1), HashOf(50)}),
-              ResumeEntry::Compared(8, {}),  // an empty file there
+  m.resume = {ResumeEntry::Complete(2, 3), ResumeEntry::Compared(7, 65536, {HashOf(1), HashOf(50)}),
+              ResumeEntry::Compared(8, 1u << 20, {}),  // an empty file there
               ResumeEntry::Partial(9, {{0, 10}})};
   Bytes b = EncodeMessage(m);
   SinkReady out = std::get<SinkReady>(DecodeMessage(b));
@@ -1377,26 +1377,38 @@ TEST(ControlMessageTest, ComparedFilesRoundTripWithTheirBlockHashes) {
   EXPECT_EQ(ResumeFileCount(out.resume), 6u);
   EXPECT_EQ(EncodeMessage(out), b);  // relayed by the agent unchanged
   // Out of order against a run, as any other item.
-  m.resume = {ResumeEntry::Complete(0, 10), ResumeEntry::Compared(5, {HashOf(3)})};
+  m.resume = {ResumeEntry::Complete(0, 10), ResumeEntry::Compared(5, 4096, {HashOf(3)})};
   EXPECT_EQ(DecodeError(EncodeMessage(m)), ErrorCode::kProtocol);
 }
 
 TEST(ControlMessageTest, BlockHashesPastTheLimitAreRefusedBeforeTheyAreRead) {
   SinkReady m = SampleSinkReady();
-  m.resume = {ResumeEntry::Compared(0, std::vector<BlockHash>(kMaxBlockHashes / 2)),
-              ResumeEntry::Compared(1, std::vector<BlockHash>(kMaxBlockHashes / 2))};
+  m.resume = {ResumeEntry::Compared(0, 65536, std::vector<BlockHash>(kMaxBlockHashes / 2)),
+              ResumeEntry::Compared(1, 65536, std::vector<BlockHash>(kMaxBlockHashes / 2))};
   EXPECT_EQ(std::get<SinkReady>(DecodeMessage(EncodeMessage(m))).resume.size(), 2u);
   m.resume[1].block_hashes.emplace_back();
   EXPECT_EQ(DecodeError(EncodeMessage(m)), ErrorCode::kProtocol);
   // A count that claims more hashes than the message holds: refused.
   SinkReady small = SampleSinkReady();
-  small.resume = {ResumeEntry::Compared(0x01020304, {HashOf(9)})};
+  small.resume = {ResumeEntry::Compared(0x01020304, 65536, {HashOf(9)})};
   Bytes b = EncodeMessage(small);
-  Bytes item = {0x02, 0x01, 0x02, 0x03, 0x04, 0x00, 0x00, 0x00, 0x01};
+  Bytes item = {0x02, 0x01, 0x02, 0x03, 0x04, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
   auto at = std::search(b.begin(), b.end(), item.begin(), item.end());
   ASSERT_NE(at, b.end());
-  at[6] = 0x07;  // k = 458,753, within the limit, of which one is there
+  at[10] = 0x07;  // k = 458,753, within the limit, of which one is there
   EXPECT_EQ(DecodeError(b), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, ComparedPiecesOutsideFourKibibytesToSixtyFourMebibytesAreRefused) {
+  SinkReady m = SampleSinkReady();
+  for (std::uint32_t piece : {kMinComparePiece, 65536u, 1000000u, kMaxComparePiece}) {
+    m.resume = {ResumeEntry::Compared(3, piece, {HashOf(1)})};
+    EXPECT_EQ(std::get<SinkReady>(DecodeMessage(EncodeMessage(m))).resume.at(0).piece, piece);
+  }
+  for (std::uint32_t piece : {0u, kMinComparePiece - 1, kMaxComparePiece + 1, 0xFFFFFFFFu}) {
+    m.resume = {ResumeEntry::Compared(3, piece, {HashOf(1)})};
+    EXPECT_EQ(DecodeError(EncodeMessage(m)), ErrorCode::kProtocol) << piece;
+  }
 }
 
 TEST(ControlMessageTest, SinkOpenCarriesTheRuleForExistingFiles) {
@@ -1407,7 +1419,9 @@ TEST(ControlMessageTest, SinkOpenCarriesTheRuleForExistingFiles) {
     EXPECT_EQ(RoundTrip(m).existing, r);
   }
   Bytes b = EncodeMessage(m);
-  b.back() = 4;  // the last byte is the rule: no such value
+  // The rule is the third byte from the end (before remote_paths and command).
+  ASSERT_EQ(b[b.size() - 3], static_cast<std::uint8_t>(ExistingRule::kSizeOnly));
+  b[b.size() - 3] = 4;  // no such rule
   EXPECT_EQ(DecodeError(b), ErrorCode::kProtocol);
 }
 
