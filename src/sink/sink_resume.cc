@@ -180,6 +180,25 @@ std::optional<std::vector<BlockHash>> HashTarget(const std::string& path, std::u
   return hashes;
 }
 
+/// A compared file's hashes and the bytes each covers.
+struct TargetHashes {
+  std::uint32_t piece = 0;
+  std::vector<BlockHash> hashes;
+};
+
+/// The target's hashes in kComparePiece pieces where they tile a block and
+/// the list has room for them, else in whole blocks; nullopt (copy it whole)
+/// when neither fits or the target cannot be read.
+std::optional<TargetHashes> HashTargetInPieces(const std::string& path, std::uint64_t size,
+                                               std::uint32_t block, std::size_t& hashes_total) {
+  for (std::uint32_t piece : {block % kComparePiece == 0 ? kComparePiece : block, block}) {
+    if (auto hashes = HashTarget(path, size, piece, hashes_total)) {
+      return TargetHashes{piece, std::move(*hashes)};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpointer& checkpointer,
@@ -213,20 +232,12 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
         LoadJournal(journals, files, id, final_path, open.params.block_size, host, warn);
     ResumeDecision d = DecideResume(entry, target, journal, rules);
     if (!d.note.empty()) warn(Where(host, final_path) + ": " + d.note + "; starting it over");
-    std::optional<std::vector<BlockHash>> hashes;
-    std::uint32_t piece = 0;
+    std::optional<TargetHashes> hashes;
     // -o's ordered writer writes every byte of a file: it has no use for hashes.
     if (d.action == ResumeAction::kCompare && !open.params.ordered) {
       // Pieces past the source's end can never match: not read, not sent.
-      const std::uint64_t size = std::min(target.final_size, entry.size);
-      // Small pieces where they tile a block and the list has room for
-      // them, else whole blocks.
-      const std::uint32_t block = open.params.block_size;
-      for (std::uint32_t p : {block % kComparePiece == 0 ? kComparePiece : block, block}) {
-        hashes = HashTarget(final_path, size, p, hashes_total);
-        piece = p;
-        if (hashes) break;
-      }
+      hashes = HashTargetInPieces(final_path, std::min(target.final_size, entry.size),
+                                  open.params.block_size, hashes_total);
     }
     if (d.discard) {
       ::unlink(files.partial_path(id).c_str());
@@ -247,7 +258,8 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
         if (hashes) {
           // No journal: a compared file cut short is compared again, as cheaply.
           files.MarkCompared(id, target.final_size);
-          summary.entries.push_back(ResumeEntry::Compared(id, piece, std::move(*hashes)));
+          summary.entries.push_back(
+              ResumeEntry::Compared(id, hashes->piece, std::move(hashes->hashes)));
           ++summary.compared_files;
           break;
         }
