@@ -1,5 +1,7 @@
 #include "resume/resume_decision.h"
 
+#include <algorithm>
+
 namespace braid {
 namespace {
 
@@ -57,6 +59,17 @@ ResumeDecision DecideResume(const FileEntry& source, const TargetState& target,
   }
   if (target.final_is_file && !rules.force) d.action = ResumeAction::kCompare;
   return d;
+}
+
+std::uint32_t ComparePieceFor(std::uint64_t size, std::uint32_t block, std::size_t hashes_left) {
+  auto pieces = [size](std::uint64_t piece) { return (size + piece - 1) / piece; };
+  for (std::uint64_t piece = kMinComparePiece; piece < block; piece *= 2) {
+    if (block % piece != 0) break;  // no power of two past this divides it either
+    if (pieces(piece) <= std::min<std::uint64_t>(kMaxFileHashes, hashes_left)) {
+      return static_cast<std::uint32_t>(piece);
+    }
+  }
+  return pieces(block) <= hashes_left ? block : 0;
 }
 
 }  // namespace braid

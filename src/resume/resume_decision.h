@@ -4,6 +4,7 @@
 /// for this very source), compare it block by block with the file already
 /// there, or copy it from the start. Pure.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -56,5 +57,16 @@ SourceIdentity IdentityOf(const FileEntry& entry);
 /// compared, never trusted on its time.
 ResumeDecision DecideResume(const FileEntry& source, const TargetState& target,
                             const std::optional<DecodedJournal>& journal, const TargetRules& rules);
+
+/// At most this many hashes for one compared file (16 bytes each: 512 KiB).
+constexpr std::uint64_t kMaxFileHashes = 1u << 15;
+
+/// The piece size a compared file of `size` bytes is hashed in, so that a
+/// change costs a piece and not a whole `block`: the smallest power of two
+/// from kMinComparePiece that divides `block` and keeps the file's hashes
+/// within kMaxFileHashes and `hashes_left` (what the list has room for);
+/// `block` when no piece does but whole blocks fit; 0 when nothing fits (the
+/// file is copied whole).
+std::uint32_t ComparePieceFor(std::uint64_t size, std::uint32_t block, std::size_t hashes_left);
 
 }  // namespace braid

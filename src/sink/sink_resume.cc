@@ -143,40 +143,33 @@ std::uint64_t NextData(int fd, std::uint64_t at, std::uint64_t size) {
   return static_cast<std::uint64_t>(data);
 }
 
-/// A compared file is hashed in pieces of this size where the list has room
-/// for that many hashes, so a small change costs this much, not a block (1
-/// MiB by default): one changed byte in each of three 100 MiB files sent 3
-/// MiB with whole blocks (docs/benchmarks.md, "Issue 15").
-constexpr std::uint32_t kComparePiece = 64u << 10;
+/// Reads of a compared file take this many bytes (whole pieces) at a time.
+constexpr std::uint64_t kHashReadSize = 1u << 20;
 
-/// The hashes of the file under the final name, one per `piece` bytes, for
-/// the source to compare its own with; nullopt (copy it whole) when it cannot
-/// be read or its hashes would take the list past the protocol's limit. A
-/// piece that is a hole from end to end is not read: it hashes as its zeros.
-std::optional<std::vector<BlockHash>> HashTarget(const std::string& path, std::uint64_t size,
-                                                 std::uint32_t piece, std::size_t& hashes_total) {
-  std::uint64_t pieces = (size + piece - 1) / piece;
-  if (hashes_total + pieces > kMaxBlockHashes) return std::nullopt;
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return std::nullopt;
-  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+/// The hashes of `fd`'s first `size` bytes, one per `piece`, for the source
+/// to compare its own with; nullopt (copy it whole) when it cannot be read
+/// to `size`. A read that is a hole from end to end is not made: its pieces
+/// hash as zeros.
+std::optional<std::vector<BlockHash>> HashTarget(int fd, std::uint64_t size, std::uint32_t piece) {
+  const std::uint64_t chunk = std::max<std::uint64_t>(piece, kHashReadSize / piece * piece);
   std::vector<BlockHash> hashes;
-  hashes.reserve(static_cast<std::size_t>(pieces));
-  std::vector<std::uint8_t> block(std::min<std::uint64_t>(size, piece));
+  hashes.reserve(static_cast<std::size_t>((size + piece - 1) / piece));
+  std::vector<std::uint8_t> buffer(static_cast<std::size_t>(std::min(size, chunk)));
   ZeroBlockHasher zeros;
   std::uint64_t data_from = 0;  // no data before this, as far as is known
-  for (std::uint64_t at = 0; at < size; at += piece) {
-    auto want = static_cast<std::size_t>(std::min<std::uint64_t>(size - at, piece));
-    if (at >= data_from) data_from = NextData(fd.get(), at, size);
-    if (data_from >= at + want) {
-      hashes.push_back(zeros.Hash(want));
-      continue;
+  for (std::uint64_t at = 0; at < size; at += chunk) {
+    auto want = static_cast<std::size_t>(std::min(size - at, chunk));
+    if (at >= data_from) data_from = NextData(fd, at, size);
+    const bool hole = data_from >= at + want;
+    if (!hole &&
+        ::pread(fd, buffer.data(), want, static_cast<off_t>(at)) != static_cast<ssize_t>(want)) {
+      return std::nullopt;
     }
-    ssize_t n = ::pread(fd.get(), block.data(), want, static_cast<off_t>(at));
-    if (n != static_cast<ssize_t>(want)) return std::nullopt;
-    hashes.push_back(BlockHash128({block.data(), want}));
+    for (std::size_t p = 0; p < want; p += piece) {
+      const std::size_t length = std::min<std::size_t>(piece, want - p);
+      hashes.push_back(hole ? zeros.Hash(length) : BlockHash128({buffer.data() + p, length}));
+    }
   }
-  hashes_total += hashes.size();
   return hashes;
 }
 
@@ -186,17 +179,19 @@ struct TargetHashes {
   std::vector<BlockHash> hashes;
 };
 
-/// The target's hashes in kComparePiece pieces where they tile a block and
-/// the list has room for them, else in whole blocks; nullopt (copy it whole)
-/// when neither fits or the target cannot be read.
+/// The target's hashes in the pieces ComparePieceFor chooses; nullopt (copy
+/// it whole) when the list has no room for them or the target cannot be read.
 std::optional<TargetHashes> HashTargetInPieces(const std::string& path, std::uint64_t size,
                                                std::uint32_t block, std::size_t& hashes_total) {
-  for (std::uint32_t piece : {block % kComparePiece == 0 ? kComparePiece : block, block}) {
-    if (auto hashes = HashTarget(path, size, piece, hashes_total)) {
-      return TargetHashes{piece, std::move(*hashes)};
-    }
-  }
-  return std::nullopt;
+  const std::uint32_t piece = ComparePieceFor(size, block, kMaxBlockHashes - hashes_total);
+  if (piece == 0) return std::nullopt;
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return std::nullopt;
+  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+  std::optional<std::vector<BlockHash>> hashes = HashTarget(fd.get(), size, piece);
+  if (!hashes) return std::nullopt;
+  hashes_total += hashes->size();
+  return TargetHashes{piece, std::move(*hashes)};
 }
 
 }  // namespace

@@ -371,5 +371,30 @@ TEST(DecideResumeRulesTest, InvariantsOverEveryCombination) {
   EXPECT_GT(compared, 0);
 }
 
+TEST(ComparePieceForTest, SmallestPieceWhoseHashesFit) {
+  constexpr std::uint32_t kBlock = 1u << 20;
+  constexpr std::size_t kRoom = kMaxBlockHashes;
+  // 100 MiB in 4 KiB pieces is 25,600 hashes: one changed 4 KiB block costs 4 KiB.
+  EXPECT_EQ(ComparePieceFor(100u << 20, kBlock, kRoom), 4096u);
+  EXPECT_EQ(ComparePieceFor(1, kBlock, kRoom), 4096u);
+  // 1 GiB would take 2^18 hashes at 4 KiB: 32 KiB pieces keep it at 2^15.
+  EXPECT_EQ(ComparePieceFor(1ull << 30, kBlock, kRoom), 32u << 10);
+  EXPECT_EQ(ComparePieceFor((1ull << 30) + 1, kBlock, kRoom), 64u << 10);
+  // Past 2^15 blocks, whole blocks, as many as the list has room for.
+  EXPECT_EQ(ComparePieceFor(100ull << 30, kBlock, kRoom), kBlock);
+}
+
+TEST(ComparePieceForTest, PiecesDivideTheBlockAndFitTheRoomLeft) {
+  // A block that 8 KiB does not divide: 4 KiB pieces or whole blocks.
+  constexpr std::uint32_t kOdd = 4096 * 3;
+  EXPECT_EQ(ComparePieceFor(4096 * 30, kOdd, kMaxBlockHashes), 4096u);
+  EXPECT_EQ(ComparePieceFor(4096ull * 3 * 40000, kOdd, kMaxBlockHashes), kOdd);
+  // The room the rest of the run left: bigger pieces, then blocks, then none.
+  EXPECT_EQ(ComparePieceFor(1u << 20, 1u << 20, 16), 64u << 10);
+  EXPECT_EQ(ComparePieceFor(4u << 20, 1u << 20, 4), 1u << 20);
+  EXPECT_EQ(ComparePieceFor(4u << 20, 1u << 20, 3), 0u);
+  EXPECT_EQ(ComparePieceFor(0, 1u << 20, 0), 4096u);
+}
+
 }  // namespace
 }  // namespace braid
