@@ -223,8 +223,13 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
     const std::string final_path = files.final_path(id);
     const TargetState target = Inspect(files, id);
     if (target.partial_exists) AwaitHeldPartial(files, id, Where(host, final_path), warn);
-    std::optional<DecodedJournal> journal =
-        LoadJournal(journals, files, id, final_path, open.params.block_size, host, warn);
+    // A small file never gets a journal, and one with no partial file has
+    // nothing to resume or remove: a re-run over a million of them keeps no
+    // journal path for each.
+    std::optional<DecodedJournal> journal;
+    if (entry.size >= kResumeMinSize || target.partial_exists) {
+      journal = LoadJournal(journals, files, id, final_path, open.params.block_size, host, warn);
+    }
     ResumeDecision d = DecideResume(entry, target, journal, rules);
     if (!d.note.empty()) warn(Where(host, final_path) + ": " + d.note + "; starting it over");
     std::optional<TargetHashes> hashes;

@@ -106,6 +106,24 @@ TEST_F(RerunTest, AnUnchangedFileIsComparedAndLeftInPlace) {
   EXPECT_EQ(Inode(dst), before);
 }
 
+TEST_F(RerunTest, EmptyFilesCopiedWithoutTimesAreSkippedNotCompared) {
+  const std::string tree = dir + "/tree";
+  std::filesystem::create_directories(tree);
+  for (const char* name : {"e1", "e2", "e3"}) WriteText(tree + "/" + name, "");
+  WriteText(tree + "/five", "12345");
+  const std::string dst = dir + "/dst";
+  std::filesystem::create_directories(dst);
+  Run({"-r", tree, Remote(dst + "/")});
+  // Without -p the times differ, yet two empty files hold the same bytes.
+  Run({"-r", tree, Remote(dst + "/")});
+  EXPECT_NE(last_err.find("skipped 3 unchanged files"), std::string::npos) << last_err;
+  EXPECT_NE(last_err.find("comparing 1 file"), std::string::npos) << last_err;
+  // -e reports a hash for every file, so it compares them all.
+  Run({"-r", "-e", tree, Remote(dst + "/")});
+  EXPECT_NE(last_err.find("comparing 4 files"), std::string::npos) << last_err;
+  EXPECT_EQ(RunProcess({"diff", "-r", tree, dst + "/tree"}).exit_code, 0);
+}
+
 TEST_F(RerunTest, OneChangedByteWithTimesPutBackIsFoundByDeltaAndByE) {
   const std::string src = dir + "/data.bin";
   const std::string dst = dir + "/copy.bin";

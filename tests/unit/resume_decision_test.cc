@@ -285,6 +285,27 @@ TEST(DecideResumeRulesTest, OnlyRegularFilesResumeOrSkip) {
   }
 }
 
+TEST(DecideResumeRulesTest, TwoEmptyFilesAreTheSameWhateverTheirTimes) {
+  FileEntry empty = Source();
+  empty.size = 0;
+  TargetState there;
+  there.final_is_file = true;
+  there.final_mtime_sec = kSec + 100;  // a copy made without -p
+  EXPECT_EQ(DecideResume(empty, there, std::nullopt, RulesOf(kAuto, false)).action,
+            ResumeAction::kSkip);
+  EXPECT_EQ(DecideResume(empty, there, std::nullopt, RulesOf(kAuto, false, kDelta)).action,
+            ResumeAction::kSkip);
+  // -e reports the hashes of both ends, so it still compares; -f replaces.
+  EXPECT_EQ(DecideResume(empty, there, std::nullopt, RulesOf(kAuto, false, kQuick, true)).action,
+            ResumeAction::kCompare);
+  EXPECT_EQ(DecideResume(empty, there, std::nullopt, RulesOf(kAuto, true)).action,
+            ResumeAction::kCopy);
+  // A target with bytes in it is not the same as an empty source.
+  there.final_size = 1;
+  EXPECT_EQ(DecideResume(empty, there, std::nullopt, RulesOf(kAuto, false)).action,
+            ResumeAction::kCompare);
+}
+
 TEST(DecideResumeRulesTest, IdentityOfCarriesEveryField) {
   SourceIdentity id = IdentityOf(Source());
   EXPECT_EQ(id.size, kSize);
