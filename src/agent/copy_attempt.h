@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "agent/copy_watch.h"
+#include "agent/report/digest_store.h"
 #include "agent/report/progress_display.h"
 #include "agent/report/transfer_report.h"
 #include "agent/retry_plan.h"
@@ -135,7 +136,8 @@ class CopyAttempt {
 
   /// A file's name as the user named the destination (host: prefix if remote),
   /// for the JSON report.
-  std::string DonePath(const FileDone& d) const;
+  /// A path the sink named, as --json names it (host: before it for a remote sink).
+  std::string DonePath(const std::string& final_path) const;
 
   void Report();
 
@@ -165,10 +167,10 @@ class CopyAttempt {
   std::uint64_t bytes_ = 0;
   std::uint64_t wire_bytes_ = 0;
   std::uint16_t streams_ = 0;
-  std::uint16_t max_active_ = 0;      ///< -s auto: the most streams that carried data at once
-  std::vector<FileDone> done_files_;  ///< those with a digest to print (-E)
-  std::size_t done_count_ = 0;        ///< every FileDone
-  bool all_hashed_ = true;            ///< every FileDone carried options_.hash
+  std::uint16_t max_active_ = 0;  ///< -s auto: the most streams that carried data at once
+  DigestStore digests_;           ///< of the files done with a digest, to print (-E)
+  std::size_t done_count_ = 0;    ///< every FileDone
+  bool all_hashed_ = true;        ///< every FileDone carried options_.hash
   /// Every entry's size by id (0 unless regular): 8 bytes an entry, the agent's
   /// only per-entry state besides the digests it prints. A deque: a vector
   /// growing to a million entries held three times that while it moved.

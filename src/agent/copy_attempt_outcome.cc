@@ -205,18 +205,17 @@ void CopyAttempt::ReportKept() {
 void CopyAttempt::OnFileDone(FileDone d) {
   ++done_count_;
   if (report_) {
-    report_->OnFileDone({DonePath(d), d.size, d.unchanged, d.hash,
+    report_->OnFileDone({DonePath(d.final_path), d.size, d.unchanged, d.hash,
                          d.hash == HashAlgorithm::kNone ? "" : ToHex(d.sink_digest)});
   }
   if (d.unchanged) ++unchanged_count_;
   all_hashed_ = all_hashed_ && d.hash == options_.hash;
   if (d.hash == HashAlgorithm::kNone) return;
-  d.source_digest = {};
-  done_files_.push_back(std::move(d));
+  digests_.Add(d.hash, d.sink_digest.view(), d.final_path);
 }
 
-std::string CopyAttempt::DonePath(const FileDone& d) const {
-  return sink_->is_remote() ? sink_->label() + ":" + d.final_path : d.final_path;
+std::string CopyAttempt::DonePath(const std::string& final_path) const {
+  return sink_->is_remote() ? sink_->label() + ":" + final_path : final_path;
 }
 
 void CopyAttempt::Report() {
@@ -225,12 +224,12 @@ void CopyAttempt::Report() {
       options_.destination.is_stdio() || options_.json || options_.json_stream ? stderr : stdout;
   // The lines md5sum, sha256sum and xxh128sum print, so `sha256sum -c` checks
   // them where the copies are: the name as the sink has it, no host before it.
-  // done_files_ holds only files with a digest (OnFileDone). Of many
-  // destinations, the first to finish prints them: they are the same digests.
-  if (!done_files_.empty() && (!watch_ || watch_->ClaimDigestLines())) {
-    for (const auto& d : done_files_) {
-      WriteLine(out, DigestLine(ToHex(d.sink_digest), d.final_path));
-    }
+  // Of many destinations, the first to finish prints them: they are the same digests.
+  if (!digests_.empty() && (!watch_ || watch_->ClaimDigestLines())) {
+    digests_.ForEach(
+        [&](HashAlgorithm, std::span<const std::uint8_t> digest, std::string_view path) {
+          WriteLine(out, DigestLine(ToHex(digest.data(), digest.size()), path));
+        });
   }
   std::fflush(out);
   if (options_.verbose > 0 || (progress_ && progress_->active())) {
@@ -281,9 +280,11 @@ void CopyAttempt::Report() {
     end.files = files_;
     end.streams_used = options_.streams_auto ? max_active_ : streams_;
     end.hash_verified = options_.hash != HashAlgorithm::kNone && all_hashed_;
-    for (const auto& d : done_files_) {
-      end.digests.push_back({DonePath(d), d.hash, ToHex(d.sink_digest)});
-    }
+    digests_.ForEach(
+        [&](HashAlgorithm hash, std::span<const std::uint8_t> digest, std::string_view path) {
+          end.digests.push_back(
+              {DonePath(std::string(path)), hash, ToHex(digest.data(), digest.size())});
+        });
     end.bytes_skipped = skipped_bytes_;
     end.bytes_unchanged = same_bytes_;
     end.files_unchanged = unchanged_count_;
