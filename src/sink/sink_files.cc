@@ -26,6 +26,8 @@ constexpr std::uint64_t kWritebackMinSize = 4u << 20;
 /// Below it, a file fits in a few blocks that delayed allocation places well
 /// anyway, and the fallocate was the costliest call of a small file's copy.
 constexpr std::uint64_t kReserveMinSize = 64u << 10;
+/// With -E, how many files a file's end may be past the verifier's (BoundByVerifier).
+constexpr std::uint64_t kVerifyAhead = 4096;
 
 /// Files up to this size in a new directory are written nameless (O_TMPFILE)
 /// and linked in when complete. Sending one again costs less than a partial
@@ -616,6 +618,10 @@ void SinkFiles::RecordStreamed(std::uint32_t id, std::uint64_t offset, std::uint
 
 void SinkFiles::EndFile(std::uint32_t id, std::uint64_t size, std::optional<DigestValue> digest) {
   MutexLock lock(mutex_);
+  while (bound_by_verifier_ && !aborted_ && !verifier_waits_ &&
+         std::uint64_t{id} > std::uint64_t{verifying_} + kVerifyAhead) {
+    cv_.wait(lock.native());
+  }
   const std::uint64_t announced = id < list_.size() ? list_.file_size(id) : 0;
   if (id < list_.size() && DoneWith(id)) {
     // Its end asked for again after a lost stream; the digest was compared at its commit.
@@ -660,7 +666,19 @@ void SinkFiles::Announce(std::uint32_t id, bool now_complete) {
 
 std::optional<std::uint64_t> SinkFiles::WaitForPrefix(std::uint32_t id, std::uint64_t have) {
   MutexLock lock(mutex_);
-  while (!aborted_ && !Has(id, kComplete) && PrefixLocked(id) <= have) cv_.wait(lock.native());
+  if (verifying_ != id) {
+    verifying_ = id;
+    cv_.notify_all();
+  }
+  while (!aborted_ && !Has(id, kComplete) && PrefixLocked(id) <= have) {
+    // The ends held back for it must not wait on a verifier that waits on them.
+    if (!verifier_waits_) {
+      verifier_waits_ = true;
+      cv_.notify_all();
+    }
+    cv_.wait(lock.native());
+  }
+  verifier_waits_ = false;
   if (aborted_) return std::nullopt;
   return PrefixLocked(id);
 }

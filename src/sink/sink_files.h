@@ -110,8 +110,15 @@ class SinkFiles {
   void EndFile(std::uint32_t id, std::uint64_t size, std::optional<DigestValue> digest);
 
   /// Blocks until file `id` has a contiguous prefix beyond `have` or is
-  /// complete; returns the prefix. nullopt after Abort().
+  /// complete; returns the prefix. nullopt after Abort(). The verifier's
+  /// call: it also says which file the verifier is at.
   std::optional<std::uint64_t> WaitForPrefix(std::uint32_t id, std::uint64_t have);
+  /// -E to files: a file's end waits while it is more than kVerifyAhead files
+  /// past the verifier's and the verifier is busy (not waiting for data that
+  /// has not arrived), so the states of files ended but not yet hashed stay
+  /// bounded (a tree of 100,000 empty files held every one of them). Set
+  /// before the receivers start.
+  void BoundByVerifier() { bound_by_verifier_ = true; }
 
   /// Syncs the data of these complete files to disk: one fdatasync for one
   /// file, one syncfs for a batch. Nothing with -y none.
@@ -340,6 +347,9 @@ class SinkFiles {
   std::condition_variable cv_;  ///< signals new bytes, a file end, or Abort
   std::uint64_t bytes_ BRAID_GUARDED_BY(mutex_) = 0;
   bool aborted_ BRAID_GUARDED_BY(mutex_) = false;
+  bool bound_by_verifier_ = false;                        ///< set before the receivers start
+  std::uint32_t verifying_ BRAID_GUARDED_BY(mutex_) = 0;  ///< the verifier's file
+  bool verifier_waits_ BRAID_GUARDED_BY(mutex_) = false;  ///< for data not yet here
   /// A compared file's version under the final name: its size when it was
   /// hashed, and a descriptor to read it (opened when first needed).
   struct Basis {

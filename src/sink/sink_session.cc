@@ -298,6 +298,7 @@ std::size_t SinkSession::Impl::SetUpVerifier() {
   // lag it allows: half of it is room for those.
   std::uint64_t ahead = std::max<std::uint64_t>(1, held / 2) * p.block_size;
   verify_feed = std::make_unique<VerifyFeed>(held, ahead);
+  files->BoundByVerifier();
   // -o writes through the ordered writer, which hands nothing to the feed:
   // the verifier reads every block back.
   if (!p.ordered) writer->FeedVerifier(verify_feed.get());
