@@ -260,14 +260,10 @@ class ListBuilder {
     list_.entries.Add(e);
   }
 
-  void Walk(const std::string& dir, const std::string& rel, std::uint16_t top, int depth) {
-    if (depth > kMaxDepth) {
-      throw BraidError(ErrorCode::kSourceUnreadable, Where(dir) + ": directory tree too deep");
-    }
-    DIR* d = ::opendir(dir.c_str());
-    // The directory itself is made at the target; what is inside is not.
-    if (d == nullptr) return LeaveOut(dir, errno);
-    std::vector<std::string> names;
+  /// The names in directory `fd` but "." and "..", sorted; an errno on failure.
+  static int ReadNames(int fd, std::vector<std::string>& names) {
+    DIR* d = ::fdopendir(::dup(fd));  // takes the copy; `fd` stays open for the lookups
+    if (d == nullptr) return errno;
     errno = 0;
     while (dirent* ent = ::readdir(d)) {
       std::string n = ent->d_name;
@@ -275,59 +271,88 @@ class ListBuilder {
     }
     int err = errno;
     ::closedir(d);
-    if (err != 0) return LeaveOut(dir, err);
     std::sort(names.begin(), names.end());
-    for (const auto& n : names) {
-      std::string path = dir + "/" + n;
-      std::string child = rel + "/" + n;
-      struct stat st {};
-      if (::lstat(path.c_str(), &st) != 0) {  // gone since the directory was read
-        LeaveOut(path, errno);
-        continue;
-      }
-      if (S_ISLNK(st.st_mode) && request_.follow_symlinks) {
-        struct stat target {};
-        if (::stat(path.c_str(), &target) != 0) {
-          // Left out quietly when a rule leaves it out anyway.
-          if (filter_.empty() || !filter_.Excludes(child, false)) {
-            warnings_.push_back("skipping " + Where(path) + ": dangling symbolic link");
-          }
-          continue;
-        }
-        st = target;
-      }
-      if (!filter_.empty() && filter_.Excludes(child, S_ISDIR(st.st_mode))) continue;
-      if (S_ISDIR(st.st_mode)) {
-        // Following links can lead back up the tree; each directory is entered once.
-        if (!entered_.insert({st.st_dev, st.st_ino}).second) {
-          warnings_.push_back("skipping " + Where(path) +
-                              ": a directory already copied (link loop)");
-          continue;
-        }
-        Push(EntryFrom(st, top, child, FileKind::kDirectory), path);
-        Walk(path, child, top, depth + 1);
-      } else if (S_ISREG(st.st_mode)) {
-        // A permission check, not an open: a tree of a million files.
-        if (::access(path.c_str(), R_OK) != 0) {
-          LeaveOut(path, errno);
-          continue;
-        }
-        PushFile(st, top, child, path, std::nullopt);
-      } else if (S_ISLNK(st.st_mode)) {
-        std::string target(static_cast<std::size_t>(PATH_MAX), '\0');
-        ssize_t n_read = ::readlink(path.c_str(), target.data(), target.size());
-        if (n_read < 0) {
-          LeaveOut(path, errno);
-          continue;
-        }
-        target.resize(static_cast<std::size_t>(n_read));
-        FileEntry e = EntryFrom(st, top, child, FileKind::kSymlink);
-        e.link_target = std::move(target);
-        Push(std::move(e), path);
-      } else {
-        warnings_.push_back("skipping " + Where(path) + ": not a regular file, directory or link");
-      }
+    return err;
+  }
+
+  static UniqueFd OpenDirectory(const std::string& dir) {
+    return UniqueFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  }
+
+  void Walk(const std::string& dir, const std::string& rel, std::uint16_t top, int depth) {
+    if (depth > kMaxDepth) {
+      throw BraidError(ErrorCode::kSourceUnreadable, Where(dir) + ": directory tree too deep");
     }
+    // Each entry is looked up in the directory, not by its whole path: a tree
+    // of a million files walked every path from the root, several times.
+    UniqueFd dir_fd = OpenDirectory(dir);
+    // The directory itself is made at the target; what is inside is not.
+    if (!dir_fd.valid()) return LeaveOut(dir, errno);
+    std::vector<std::string> names;
+    if (int err = ReadNames(dir_fd.get(), names)) return LeaveOut(dir, err);
+    for (const auto& n : names) {
+      if (!WalkEntry(dir_fd, dir, n, rel + "/" + n, top, depth)) return;
+    }
+  }
+
+  /// One entry `name` of directory `dir_fd` (`dir` by path); false once the
+  /// directory cannot be opened again after a walk into a subdirectory.
+  bool WalkEntry(UniqueFd& dir_fd, const std::string& dir, const std::string& name,
+                 const std::string& child, std::uint16_t top, int depth) {
+    const std::string path = dir + "/" + name;
+    struct stat st {};
+    if (::fstatat(dir_fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      LeaveOut(path, errno);  // gone since the directory was read
+      return true;
+    }
+    if (S_ISLNK(st.st_mode) && request_.follow_symlinks) {
+      struct stat target {};
+      if (::fstatat(dir_fd.get(), name.c_str(), &target, 0) != 0) {
+        // Left out quietly when a rule leaves it out anyway.
+        if (filter_.empty() || !filter_.Excludes(child, false)) {
+          warnings_.push_back("skipping " + Where(path) + ": dangling symbolic link");
+        }
+        return true;
+      }
+      st = target;
+    }
+    if (!filter_.empty() && filter_.Excludes(child, S_ISDIR(st.st_mode))) return true;
+    if (S_ISDIR(st.st_mode)) {
+      // Following links can lead back up the tree; each directory is entered once.
+      if (!entered_.insert({st.st_dev, st.st_ino}).second) {
+        warnings_.push_back("skipping " + Where(path) + ": a directory already copied (link loop)");
+        return true;
+      }
+      Push(EntryFrom(st, top, child, FileKind::kDirectory), path);
+      // Closed while the walk goes down: a deep tree would hold one descriptor a level.
+      dir_fd.Reset();
+      Walk(path, child, top, depth + 1);
+      dir_fd = OpenDirectory(dir);
+      if (!dir_fd.valid()) LeaveOut(dir, errno);
+      return dir_fd.valid();
+    }
+    if (S_ISREG(st.st_mode)) {
+      // A permission check, not an open: a tree of a million files.
+      if (::faccessat(dir_fd.get(), name.c_str(), R_OK, 0) != 0) {
+        LeaveOut(path, errno);
+        return true;
+      }
+      PushFile(st, top, child, path, std::nullopt);
+    } else if (S_ISLNK(st.st_mode)) {
+      std::string target(static_cast<std::size_t>(PATH_MAX), '\0');
+      ssize_t n_read = ::readlinkat(dir_fd.get(), name.c_str(), target.data(), target.size());
+      if (n_read < 0) {
+        LeaveOut(path, errno);
+        return true;
+      }
+      target.resize(static_cast<std::size_t>(n_read));
+      FileEntry e = EntryFrom(st, top, child, FileKind::kSymlink);
+      e.link_target = std::move(target);
+      Push(std::move(e), path);
+    } else {
+      warnings_.push_back("skipping " + Where(path) + ": not a regular file, directory or link");
+    }
+    return true;
   }
 
   const SourceListRequest& request_;
