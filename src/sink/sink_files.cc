@@ -255,6 +255,9 @@ void SinkFiles::Prepare(bool force) {
   std::set<std::string> gained;
   const bool sync_dirs = fsync_ == FsyncPolicy::kDataAndDirs;
   for (std::uint32_t id = 0; id < list_.size(); ++id) {
+    // Proven in place (PrepareResume looked): a re-run over a million files
+    // need not look again.
+    if (in_place(id)) continue;
     const std::string path = final_path(id);
     struct stat existing {};
     bool exists = !in_new_directory_[id] && fs_.Lstat(path, &existing) == 0;
@@ -273,7 +276,6 @@ void SinkFiles::Prepare(bool force) {
         break;
       case FileKind::kRegular:
       case FileKind::kStream:
-        if (in_place(id)) break;
         if (exists && S_ISDIR(existing.st_mode)) Fail(path, EISDIR);
         // A regular file there is the copy the user asked to bring up to date:
         // replaced (as cp, scp and rsync do) by the rename once this one is
