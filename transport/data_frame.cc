@@ -5,6 +5,17 @@
 #include "braid/wire.h"
 
 namespace braid {
+namespace {
+
+/// A same-block or hole frame: a range of 1..max_payload bytes, no payload.
+void CheckPayloadless(const FrameHeader& h, std::uint32_t max_payload, const char* malformed) {
+  if (h.flags != 0 || h.length != 0 || h.raw_length == 0 || h.raw_length > max_payload ||
+      h.offset > std::numeric_limits<std::uint64_t>::max() - h.raw_length) {
+    WireReader::Fail(malformed);
+  }
+}
+
+}  // namespace
 
 FrameHeaderBytes EncodeFrameHeader(const FrameHeader& h) {
   WireWriter w;
@@ -79,17 +90,11 @@ FrameHeader DecodeFrameHeader(std::span<const std::uint8_t> bytes, std::uint32_t
       break;
     case static_cast<std::uint8_t>(FrameType::kSame):
       h.type = FrameType::kSame;
-      if (h.flags != 0 || h.length != 0 || h.raw_length == 0 || h.raw_length > max_payload ||
-          h.offset > std::numeric_limits<std::uint64_t>::max() - h.raw_length) {
-        WireReader::Fail("same-block frame malformed");
-      }
+      CheckPayloadless(h, max_payload, "same-block frame malformed");
       break;
     case static_cast<std::uint8_t>(FrameType::kHole):
       h.type = FrameType::kHole;
-      if (h.flags != 0 || h.length != 0 || h.raw_length == 0 || h.raw_length > max_payload ||
-          h.offset > std::numeric_limits<std::uint64_t>::max() - h.raw_length) {
-        WireReader::Fail("hole frame malformed");
-      }
+      CheckPayloadless(h, max_payload, "hole frame malformed");
       break;
     default:
       WireReader::Fail("unknown data frame type " + std::to_string(type));

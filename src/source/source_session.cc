@@ -178,7 +178,10 @@ struct SourceSession::Impl {
                 BlockScheduler& scheduler, TransferState& state);
   void QueueFileEnd(const BlockStep& step);
   void QueueData(const BlockStep& step, BufferRef buffer, std::uint32_t got);
-  void QueueSame(std::uint32_t file_id, std::uint64_t offset, std::uint32_t length);
+  /// A frame without payload for `length` bytes at `offset`: kSame (the
+  /// sink holds them already) or kHole.
+  void QueueRange(FrameType type, std::uint32_t file_id, std::uint64_t offset,
+                  std::uint32_t length);
   /// A compared block read whole: runs of pieces that hash as the target's
   /// as same frames, the rest as data.
   void QueueCompared(const BlockStep& step, BufferRef buffer, std::uint32_t got);
@@ -190,7 +193,6 @@ struct SourceSession::Impl {
   /// A block read whole, queued as data and holes (one data frame when it has none).
   void QueuePieces(int fd, const SourceFile& f, const BlockStep& step, BufferRef buffer,
                    std::uint32_t got);
-  void QueueHole(std::uint32_t file_id, std::uint64_t offset, std::uint32_t length);
   /// A listed sparse file's holes in the block; empty for any other.
   std::vector<FileRange> HolesOf(int fd, const SourceFile& f, const BlockStep& step) const {
     if (!f.entry.sparse) return {};
@@ -458,7 +460,7 @@ void SourceSession::Impl::QueueCompared(const BlockStep& step, BufferRef buffer,
   auto flush = [&](std::uint32_t end) {
     if (end == run_begin) return;
     if (run_same) {
-      QueueSame(step.file_id, step.offset + run_begin, end - run_begin);
+      QueueRange(FrameType::kSame, step.file_id, step.offset + run_begin, end - run_begin);
     } else {
       QueueDataRange(step.file_id, step.offset + run_begin, buffer, run_begin, end - run_begin);
     }
@@ -503,9 +505,9 @@ bool SourceSession::Impl::QueueWholeHole(BufferPool& pool, int fd, const SourceF
   if (step.kind == BlockStep::Kind::kHashOnly) return true;
   // The target's version compared: a hole it has too is the same.
   if (HolesAlike(step)) {
-    QueueSame(step.file_id, step.offset, step.length);
+    QueueRange(FrameType::kSame, step.file_id, step.offset, step.length);
   } else {
-    QueueHole(step.file_id, step.offset, step.length);
+    QueueRange(FrameType::kHole, step.file_id, step.offset, step.length);
   }
   return true;
 }
@@ -522,7 +524,8 @@ void SourceSession::Impl::QueuePieces(int fd, const SourceFile& f, const BlockSt
       SplitBlock(step.offset, got, HolesOf(fd, f, read), {buffer->data(), got}, zero_runs);
   for (const BlockPiece& piece : pieces) {
     if (piece.hole) {
-      QueueHole(step.file_id, step.offset + piece.begin, piece.end - piece.begin);
+      QueueRange(FrameType::kHole, step.file_id, step.offset + piece.begin,
+                 piece.end - piece.begin);
       continue;
     }
     QueueDataRange(step.file_id, step.offset + piece.begin, buffer, piece.begin,
@@ -545,21 +548,12 @@ void SourceSession::Impl::QueueDataRange(std::uint32_t file_id, std::uint64_t of
 }
 
 /// Bounded as file ends are: it holds no buffer from the pool.
-void SourceSession::Impl::QueueHole(std::uint32_t file_id, std::uint64_t offset,
-                                    std::uint32_t length) {
-  OutFrame hole;
-  hole.header = {
-      .type = FrameType::kHole, .file_id = file_id, .offset = offset, .raw_length = length};
-  send_queue.PushBounded(std::move(hole), kMaxQueuedEnds);
-}
-
 /// Bounded as file ends are: it holds no buffer from the pool.
-void SourceSession::Impl::QueueSame(std::uint32_t file_id, std::uint64_t offset,
-                                    std::uint32_t length) {
-  OutFrame same;
-  same.header = {
-      .type = FrameType::kSame, .file_id = file_id, .offset = offset, .raw_length = length};
-  send_queue.PushBounded(std::move(same), kMaxQueuedEnds);
+void SourceSession::Impl::QueueRange(FrameType type, std::uint32_t file_id, std::uint64_t offset,
+                                     std::uint32_t length) {
+  OutFrame range;
+  range.header = {.type = type, .file_id = file_id, .offset = offset, .raw_length = length};
+  send_queue.PushBounded(std::move(range), kMaxQueuedEnds);
 }
 
 /// With -E the hasher queues the file end, with the digest, once it has hashed the file.
