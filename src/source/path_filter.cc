@@ -84,8 +84,12 @@ bool PathFilter::Matches(const Rule& rule, std::string_view path) {
     if (slash != std::string_view::npos) path.remove_prefix(slash + 1);
   }
   const std::size_t n = path.size();
-  std::vector<char> reached(n + 1, 0);
-  std::vector<char> next(n + 1, 0);
+  // Asked for every rule and every entry of a tree: the two rows of the
+  // match are kept between calls rather than allocated each time.
+  thread_local std::vector<char> reached;
+  thread_local std::vector<char> next;
+  reached.assign(n + 1, 0);
+  next.assign(n + 1, 0);
   reached[0] = 1;
   if (!rule.anchored && !rule.last_name_only) {
     for (std::size_t j = 0; j < n; ++j) reached[j + 1] = path[j] == '/';
