@@ -29,6 +29,13 @@ void BlockWriter::WriteStream(std::uint32_t file_id, std::uint64_t offset, const
     ssize_t n = ::write(stream_fd_.get(), data + done, length - done);
     if (n < 0) {
       if (errno == EINTR) continue;
+      if (errno == EPIPE) {
+        // "Broken pipe" says little: the reader (a -N command, a pipe on
+        // stdout) went away before all of the data was written to it.
+        throw BraidError(ErrorCodeForTargetErrno(errno),
+                         (stream_host_.empty() ? "" : stream_host_ + ": ") + stream_target_ +
+                             " stopped reading before the end of the data");
+      }
       throw BraidError(ErrorCodeForTargetErrno(errno),
                        DescribeErrno(stream_host_, stream_target_, errno));
     }

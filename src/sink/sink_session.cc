@@ -261,7 +261,11 @@ std::size_t SinkSession::Impl::ChooseWritePath(bool null_device) {
   } else if (stream_target) {
     std::uint32_t id = 0;
     while (!files->list().carries_data(id)) ++id;
-    writer->OrderedStream(OpenStreamTarget(), host, open.target, id, window, p.hash);
+    // A command is named as one, so "stopped reading" says what stopped.
+    std::string target = open.command         ? "the command '" + open.target + "'"
+                         : open.target == "-" ? "stdout"
+                                              : open.target;
+    writer->OrderedStream(OpenStreamTarget(), host, std::move(target), id, window, p.hash);
     return p.streams + kReorderBlocks + 1;
   } else if (p.ordered) {
     writer->OrderedFiles(files->list(), window);

@@ -78,7 +78,11 @@ TEST_F(PipesTest, ATargetCommandThatFailsIsAnError) {
 
   // One that stops reading early ends the copy too, not the server.
   auto early = RunBraid({"-N", "o", dir + "/data", Remote("head -c 10 > /dev/null; exit 0")});
-  EXPECT_NE(early.exit_code, 0) << early.err;
+  EXPECT_EQ(early.exit_code, ExitCodeFor(ErrorCode::kTargetUnwritable)) << early.err;
+  EXPECT_TRUE(Has(early.err,
+                  "the command 'head -c 10 > /dev/null; exit 0' stopped reading "
+                  "before the end of the data"))
+      << early.err;
 }
 
 TEST_F(PipesTest, MisuseIsAUsageError) {
