@@ -251,6 +251,20 @@ std::optional<TargetHashes> HashTargetInPieces(const std::string& path, std::uin
   return TargetHashes{piece, std::move(*hashes)};
 }
 
+/// The journal an earlier run left for `entry`'s partial file, once no
+/// other sink holds that file. A small file never gets a journal, and one
+/// with no partial file has nothing to resume or remove: a re-run over a
+/// million of them keeps no journal path for each.
+std::optional<DecodedJournal> EarlierJournal(SinkFiles& files, JournalFiles& journals,
+                                             const FileEntry& entry, const TargetState& target,
+                                             std::uint32_t block_size, const std::string& host,
+                                             const std::function<void(const std::string&)>& warn) {
+  const std::string final_path = files.final_path(entry.id);
+  if (target.partial_exists) AwaitHeldPartial(files, entry.id, Where(host, final_path), warn);
+  if (entry.size < kResumeMinSize && !target.partial_exists) return std::nullopt;
+  return LoadJournal(journals, files, entry.id, final_path, block_size, host, warn);
+}
+
 }  // namespace
 
 ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpointer& checkpointer,
@@ -280,14 +294,8 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
     const FileEntry entry = list.Entry(id);
     const std::string final_path = files.final_path(id);
     const TargetState target = Inspect(files, id, lookups);
-    if (target.partial_exists) AwaitHeldPartial(files, id, Where(host, final_path), warn);
-    // A small file never gets a journal, and one with no partial file has
-    // nothing to resume or remove: a re-run over a million of them keeps no
-    // journal path for each.
-    std::optional<DecodedJournal> journal;
-    if (entry.size >= kResumeMinSize || target.partial_exists) {
-      journal = LoadJournal(journals, files, id, final_path, open.params.block_size, host, warn);
-    }
+    std::optional<DecodedJournal> journal =
+        EarlierJournal(files, journals, entry, target, open.params.block_size, host, warn);
     ResumeDecision d = DecideResume(entry, target, journal, rules);
     if (!d.note.empty()) warn(Where(host, final_path) + ": " + d.note + "; starting it over");
     std::optional<TargetHashes> hashes;
