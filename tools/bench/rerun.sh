@@ -10,9 +10,10 @@
 # alternating and the order rotating:
 #   noop   the same command again: braid -r -p, rsync -a; `ssh hostb true`
 #          beside them, so the login's share is visible
-#   delta  after touching 100 small files and changing one byte in the middle
-#          of each 100 MiB file: braid -r -p --delta, rsync -a; the bytes
-#          each sent (braid's --json "bytes", rsync's "Literal data")
+#   delta  after touching 100 small files and writing one block (4 KiB of
+#          random bytes, at 50 MiB) into each 100 MiB file: braid -r -p
+#          --delta, rsync -a; the bytes each sent (braid's --json "bytes",
+#          rsync's "Literal data") against the 12,288 bytes changed
 # Every copy is checked with diff -r. Writes DIR_OUT/rerun.csv and rerun.md
 # (min, median, max seconds per row, and braid's time over rsync's at the
 # median). Needs root (tools/testbed); traffic stays in its namespaces.
@@ -20,7 +21,7 @@ set -euo pipefail
 
 # shellcheck source=tools/bench/against_rsync.sh
 source "$(dirname "$0")/against_rsync.sh"
-bench_setup rerun 18 "$@"
+bench_setup rerun 19 "$@"
 CSV=$OUT/rerun.csv
 echo "round,case,tool,seconds,bytes_sent" >"$CSV"
 SSH=(ssh -F "$TB_HOME/.ssh/config")
@@ -71,7 +72,7 @@ for round in $(seq 1 "$RUNS"); do
   check
   for d in $(seq 0 99); do touch "$WORK/src/d$d/f07"; done
   for b in 0 1 2; do
-    printf 'round %d' "$round" | dd of="$WORK/src/big$b" bs=1 seek=$((50 << 20)) conv=notrunc 2>/dev/null
+    head -c 4096 /dev/urandom | dd of="$WORK/src/big$b" bs=4096 seek=12800 conv=notrunc 2>/dev/null
   done
   for t in "${tools[@]}"; do [[ $t == ssh ]] || run delta "$t" "$round"; done
   check
