@@ -38,7 +38,7 @@ void DigestStore::ForEach(const std::function<void(HashAlgorithm, std::span<cons
       const auto algorithm = static_cast<HashAlgorithm>(bytes[at]);
       const std::size_t digest = bytes[at + 1];
       std::size_t path = 0;
-      for (int i = 0; i < 4; ++i) path |= static_cast<std::size_t>(bytes[at + 2 + i]) << (8 * i);
+      for (std::size_t i = 0; i < 4; ++i) path |= std::size_t{bytes[at + 2 + i]} << (8 * i);
       at += kHeader;
       each(algorithm, {bytes + at, digest}, std::string_view(block).substr(at + digest, path));
       at += digest + path;
