@@ -62,9 +62,12 @@ def role(args):
         return "rsync-receiver" if "--server" in args else "rsync-sender"
     return None
 def done(*_):
-    with open(sys.argv[1], "w") as f:
-        for k, v in sorted(peak.items()): f.write("%s=%d\n" % (k, v))
-    sys.exit(0)
+    # Whatever happens to the file (the script killed, its directory gone), exit.
+    try:
+        with open(sys.argv[1], "w") as f:
+            for k, v in sorted(peak.items()): f.write("%s=%d\n" % (k, v))
+    finally:
+        os._exit(0)
 signal.signal(signal.SIGTERM, done)
 while True:
     for pid in os.listdir("/proc"):
