@@ -134,8 +134,6 @@ class CopyAttempt {
   /// million files without -E cost nothing here).
   void OnFileDone(FileDone d);
 
-  /// A file's name as the user named the destination (host: prefix if remote),
-  /// for the JSON report.
   /// A path the sink named, as --json names it (host: before it for a remote sink).
   std::string DonePath(const std::string& final_path) const;
 

@@ -548,7 +548,6 @@ void SourceSession::Impl::QueueDataRange(std::uint32_t file_id, std::uint64_t of
 }
 
 /// Bounded as file ends are: it holds no buffer from the pool.
-/// Bounded as file ends are: it holds no buffer from the pool.
 void SourceSession::Impl::QueueRange(FrameType type, std::uint32_t file_id, std::uint64_t offset,
                                      std::uint32_t length) {
   OutFrame range;
