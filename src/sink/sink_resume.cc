@@ -42,7 +42,10 @@ class DirectoryLookups {
   bool IsPartialFile(const std::string& path) {
     const std::size_t slash = Enter(path);
     struct stat st {};
-    if (listed_ && !partials_.contains(path.substr(slash + 1))) return false;
+    // Most directories hold none: no name to make for the look-up then.
+    if (listed_ && (partials_.empty() || !partials_.contains(path.substr(slash + 1)))) {
+      return false;
+    }
     return Lstat(path, &st) == 0 && S_ISREG(st.st_mode);
   }
 
@@ -77,17 +80,18 @@ class DirectoryLookups {
   std::unordered_set<std::string> partials_;
 };
 
-TargetState Inspect(const SinkFiles& files, std::uint32_t id, DirectoryLookups& lookups) {
+TargetState Inspect(const SinkFiles& files, std::uint32_t id, const std::string& final_path,
+                    DirectoryLookups& lookups) {
   TargetState t;
   if (files.in_new_directory(id)) return t;
   struct stat st {};
-  if (lookups.Lstat(files.final_path(id), &st) == 0 && S_ISREG(st.st_mode)) {
+  if (lookups.Lstat(final_path, &st) == 0 && S_ISREG(st.st_mode)) {
     t.final_is_file = true;
     t.final_size = static_cast<std::uint64_t>(st.st_size);
     t.final_mtime_sec = st.st_mtim.tv_sec;
     t.final_mtime_nsec = static_cast<std::uint32_t>(st.st_mtim.tv_nsec);
   }
-  t.partial_exists = lookups.IsPartialFile(files.partial_path(id));
+  t.partial_exists = lookups.IsPartialFile(PartialPath(final_path));
   return t;
 }
 
@@ -256,10 +260,10 @@ std::optional<TargetHashes> HashTargetInPieces(const std::string& path, std::uin
 /// with no partial file has nothing to resume or remove: a re-run over a
 /// million of them keeps no journal path for each.
 std::optional<DecodedJournal> EarlierJournal(SinkFiles& files, JournalFiles& journals,
-                                             const FileEntry& entry, const TargetState& target,
-                                             std::uint32_t block_size, const std::string& host,
+                                             const FileEntry& entry, const std::string& final_path,
+                                             const TargetState& target, std::uint32_t block_size,
+                                             const std::string& host,
                                              const std::function<void(const std::string&)>& warn) {
-  const std::string final_path = files.final_path(entry.id);
   if (target.partial_exists) AwaitHeldPartial(files, entry.id, Where(host, final_path), warn);
   if (entry.size < kResumeMinSize && !target.partial_exists) return std::nullopt;
   return LoadJournal(journals, files, entry.id, final_path, block_size, host, warn);
@@ -293,9 +297,9 @@ ResumeSummary PrepareResume(SinkFiles& files, JournalFiles& journals, Checkpoint
     if (files.in_new_directory(id) && list.file_size(id) < kResumeMinSize) continue;
     const FileEntry entry = list.Entry(id);
     const std::string final_path = files.final_path(id);
-    const TargetState target = Inspect(files, id, lookups);
-    std::optional<DecodedJournal> journal =
-        EarlierJournal(files, journals, entry, target, open.params.block_size, host, warn);
+    const TargetState target = Inspect(files, id, final_path, lookups);
+    std::optional<DecodedJournal> journal = EarlierJournal(
+        files, journals, entry, final_path, target, open.params.block_size, host, warn);
     ResumeDecision d = DecideResume(entry, target, journal, rules);
     if (!d.note.empty()) warn(Where(host, final_path) + ": " + d.note + "; starting it over");
     std::optional<TargetHashes> hashes;
