@@ -1,6 +1,5 @@
 #include "sink/sink_resume.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 #include "braid/unique_fd.h"
 #include "resume/resume_decision.h"
 #include "security/crypto/payload_checksum.h"
+#include "session/directory_names.h"
 #include "session/target_plan.h"
 
 namespace braid {
@@ -61,15 +61,9 @@ class DirectoryLookups {
     listed_ = false;
     fd_.Reset(dir_.empty() ? -1 : ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!fd_.valid()) return slash;
-    DIR* d = ::fdopendir(::dup(fd_.get()));
-    if (d == nullptr) return slash;
-    errno = 0;
-    while (const dirent* ent = ::readdir(d)) {
-      std::string_view name(ent->d_name);
-      if (name.ends_with(kPartialSuffix)) partials_.emplace(name);
-    }
-    listed_ = errno == 0;
-    ::closedir(d);
+    listed_ = ForEachName(fd_.get(), [this](std::string_view name) {
+                if (name.ends_with(kPartialSuffix)) partials_.emplace(name);
+              }) == 0;
     return slash;
   }
 

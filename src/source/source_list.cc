@@ -1,6 +1,5 @@
 #include "source/source_list.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -14,9 +13,11 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include "braid/error.h"
 #include "braid/unique_fd.h"
+#include "session/directory_names.h"
 #include "session/remote_path.h"
 #include "source/path_filter.h"
 #include "source/source_fingerprint.h"
@@ -262,15 +263,7 @@ class ListBuilder {
 
   /// The names in directory `fd` but "." and "..", sorted; an errno on failure.
   static int ReadNames(int fd, std::vector<std::string>& names) {
-    DIR* d = ::fdopendir(::dup(fd));  // takes the copy; `fd` stays open for the lookups
-    if (d == nullptr) return errno;
-    errno = 0;
-    while (dirent* ent = ::readdir(d)) {
-      std::string n = ent->d_name;
-      if (n != "." && n != "..") names.push_back(std::move(n));
-    }
-    int err = errno;
-    ::closedir(d);
+    int err = ForEachName(fd, [&](std::string_view name) { names.emplace_back(name); });
     std::sort(names.begin(), names.end());
     return err;
   }
