@@ -224,16 +224,16 @@ void PutResume(WireWriter& w, const std::vector<ResumeEntry>& resume) {
       items.U8(2);
       items.U32(e.id);
       items.U32(e.piece);
-      items.U32(static_cast<std::uint32_t>(e.block_hashes.size()));
-      for (const BlockHash& h : e.block_hashes) items.Bytes(h);
+      items.U32(static_cast<std::uint32_t>(e.block_hashes().size()));
+      for (const BlockHash& h : e.block_hashes()) items.Bytes(h);
       ++i;
       continue;
     }
     if (!e.complete) {
       items.U8(0);
       items.U32(e.id);
-      items.U32(static_cast<std::uint32_t>(e.kept.size()));
-      for (const auto& [begin, end] : e.kept) {
+      items.U32(static_cast<std::uint32_t>(e.kept().size()));
+      for (const auto& [begin, end] : e.kept()) {
         items.U64(begin);
         items.U64(end);
       }
@@ -257,40 +257,39 @@ void PutResume(WireWriter& w, const std::vector<ResumeEntry>& resume) {
 /// One partial-file item (tag 0) after its tag; `ranges_total` counts kept
 /// ranges over the whole list.
 ResumeEntry GetPartial(WireReader& r, std::size_t& ranges_total) {
-  ResumeEntry e;
-  e.id = r.U32();
+  const std::uint32_t id = r.U32();
   std::uint32_t ranges = r.U32();
   ranges_total += ranges;
   if (ranges_total > kMaxKeptRanges) WireReader::Fail("too many kept ranges");
-  e.kept.reserve(std::min<std::size_t>(ranges, r.remaining() / 16));
+  std::vector<ByteRange> kept;
+  kept.reserve(std::min<std::size_t>(ranges, r.remaining() / 16));
   for (std::uint32_t k = 0; k < ranges; ++k) {
     std::uint64_t begin = r.U64();
     std::uint64_t end = r.U64();
     if (begin >= end) WireReader::Fail("empty kept range");
-    if (!e.kept.empty() && begin <= e.kept.back().second) {
+    if (!kept.empty() && begin <= kept.back().second) {
       WireReader::Fail("kept ranges out of order");
     }
-    e.kept.emplace_back(begin, end);
+    kept.emplace_back(begin, end);
   }
-  return e;
+  return ResumeEntry::Partial(id, std::move(kept));
 }
 
 /// One compared-file item (tag 2) after its tag; `hashes_total` counts block
 /// hashes over the whole list.
 ResumeEntry GetCompared(WireReader& r, std::size_t& hashes_total) {
-  ResumeEntry e;
-  e.compared = true;
-  e.id = r.U32();
-  e.piece = r.U32();
-  if (e.piece < kMinComparePiece || e.piece > kMaxComparePiece) {
+  const std::uint32_t id = r.U32();
+  const std::uint32_t piece = r.U32();
+  if (piece < kMinComparePiece || piece > kMaxComparePiece) {
     WireReader::Fail("compared piece size out of range");
   }
   std::uint32_t k = r.U32();
   hashes_total += k;
   if (hashes_total > kMaxBlockHashes) WireReader::Fail("too many block hashes");
-  e.block_hashes.reserve(std::min<std::size_t>(k, r.remaining() / 16));
-  for (std::uint32_t i = 0; i < k; ++i) GetArray(r, e.block_hashes.emplace_back());
-  return e;
+  std::vector<BlockHash> hashes;
+  hashes.reserve(std::min<std::size_t>(k, r.remaining() / 16));
+  for (std::uint32_t i = 0; i < k; ++i) GetArray(r, hashes.emplace_back());
+  return ResumeEntry::Compared(id, piece, std::move(hashes));
 }
 
 /// Ids strictly increasing, ranges non-empty, sorted and disjoint, within the
@@ -299,6 +298,9 @@ std::vector<ResumeEntry> GetResume(WireReader& r) {
   std::uint32_t n = r.U32();
   if (n > kMaxResumeFiles) WireReader::Fail("too many resumed files");
   std::vector<ResumeEntry> out;
+  // Sized once (an item takes at least 9 bytes): grown by doubling, a list
+  // of a million compared files held one and a half times itself.
+  out.reserve(std::min<std::size_t>(n, r.remaining() / 9));
   std::size_t ranges_total = 0;
   std::size_t hashes_total = 0;
   std::uint64_t files = 0;  // ids named so far, at most kMaxResumeFiles
@@ -698,21 +700,6 @@ const char* MessageName(const ControlMessage& message) {
       "Bye",         "Warning",    "Kept",       "SourceReady", "SinkConnect", "Note"};
   static_assert(std::size(kNames) == std::variant_size_v<ControlMessage>);
   return kNames[message.index()];
-}
-
-void AppendComplete(std::vector<ResumeEntry>& resume, std::uint32_t id) {
-  if (!resume.empty() && resume.back().complete && resume.back().end() == id &&
-      resume.back().count < UINT32_MAX) {
-    ++resume.back().count;
-    return;
-  }
-  resume.push_back(ResumeEntry::Complete(id, 1));
-}
-
-std::uint64_t ResumeFileCount(const std::vector<ResumeEntry>& resume) {
-  std::uint64_t n = 0;
-  for (const ResumeEntry& e : resume) n += e.complete ? e.count : 1;
-  return n;
 }
 
 bool IsSafeRelativePath(std::string_view path) {

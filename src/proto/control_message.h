@@ -19,6 +19,7 @@
 #include "braid/fsync_policy.h"
 #include "braid/limits.h"
 #include "braid/path_filter_rule.h"
+#include "proto/resume_entry.h"
 #include "security/crypto/file_digest.h"
 #include "security/crypto/session_secret.h"
 
@@ -207,55 +208,6 @@ struct SinkOpen {
   /// -N o: `target` is a shell command (`sh -c`) whose stdin gets the data, in order.
   bool command = false;
 };
-/// A byte range [begin, end) of one file.
-using ByteRange = std::pair<std::uint64_t, std::uint64_t>;
-/// What the sink already has of one file, so the source sends only the rest.
-/// A run of complete files is one entry (`count` ids from `id`), as on the
-/// wire: a resume list of 2^24 complete files costs 16 bytes, not 2^24 entries.
-/// XXH3-128 of one block, canonical (big-endian) bytes.
-using BlockHash = std::array<std::uint8_t, 16>;
-struct ResumeEntry {
-  std::uint32_t id = 0;
-  bool complete = false;        ///< already in place under its final name: send nothing
-  std::vector<ByteRange> kept;  ///< verified ranges of the partial file
-  std::uint32_t count = 1;      ///< complete: files id .. id+count-1; otherwise 1
-  /// The target's older version, piece by piece (`compared`): a piece whose
-  /// hash matches is sent as a "same" frame, not as data.
-  bool compared = false;
-  /// compared: the bytes each hash covers (4 KiB..64 MiB; a source uses
-  /// them only when they divide its block size).
-  std::uint32_t piece = 0;
-  std::vector<BlockHash> block_hashes;
-  /// A run of `count` complete files from `first`.
-  static ResumeEntry Complete(std::uint32_t first, std::uint32_t count = 1) {
-    ResumeEntry e;
-    e.id = first;
-    e.complete = true;
-    e.count = count;
-    return e;
-  }
-  static ResumeEntry Partial(std::uint32_t id, std::vector<ByteRange> kept) {
-    ResumeEntry e;
-    e.id = id;
-    e.kept = std::move(kept);
-    return e;
-  }
-  static ResumeEntry Compared(std::uint32_t id, std::uint32_t piece,
-                              std::vector<BlockHash> hashes) {
-    ResumeEntry e;
-    e.id = id;
-    e.compared = true;
-    e.piece = piece;
-    e.block_hashes = std::move(hashes);
-    return e;
-  }
-  /// One past the last id this entry names.
-  std::uint64_t end() const { return std::uint64_t{id} + (complete ? count : 1); }
-};
-/// Appends `id` as complete to `resume`, extending the last run when it ends just before `id`.
-void AppendComplete(std::vector<ResumeEntry>& resume, std::uint32_t id);
-/// Ids the resume list names, complete or partial.
-std::uint64_t ResumeFileCount(const std::vector<ResumeEntry>& resume);
 /// With reverse (-z) the sink does not listen: addresses empty, port 0.
 struct SinkReady {
   std::vector<std::string> addresses;

@@ -6,15 +6,15 @@
 namespace braid {
 
 BlockScheduler::BlockScheduler(const PackedList& files, std::uint32_t block_size,
-                               const std::vector<ResumeEntry>& resume, bool hash_kept)
-    : files_(files), block_size_(block_size), resume_(resume), hash_kept_(hash_kept) {}
+                               std::vector<ResumeEntry> resume, bool hash_kept)
+    : files_(files), block_size_(block_size), resume_(std::move(resume)), hash_kept_(hash_kept) {}
 
 BlockScheduler::BlockScheduler(const std::vector<FileEntry>& files, std::uint32_t block_size,
-                               const std::vector<ResumeEntry>& resume, bool hash_kept)
+                               std::vector<ResumeEntry> resume, bool hash_kept)
     : owned_(PackedList(files)),
       files_(*owned_),
       block_size_(block_size),
-      resume_(resume),
+      resume_(std::move(resume)),
       hash_kept_(hash_kept) {}
 
 const ResumeEntry* BlockScheduler::ResumeOf(std::uint32_t id) {
@@ -25,9 +25,10 @@ const ResumeEntry* BlockScheduler::ResumeOf(std::uint32_t id) {
 
 bool BlockScheduler::Kept(const ResumeEntry& r, std::uint64_t begin, std::uint64_t end) {
   // Blocks come in offset order, so the cursor only moves forward.
-  while (kept_cursor_ < r.kept.size() && r.kept[kept_cursor_].second <= begin) ++kept_cursor_;
-  return kept_cursor_ < r.kept.size() && r.kept[kept_cursor_].first <= begin &&
-         r.kept[kept_cursor_].second >= end;
+  const std::vector<ByteRange>& kept = r.kept();
+  while (kept_cursor_ < kept.size() && kept[kept_cursor_].second <= begin) ++kept_cursor_;
+  return kept_cursor_ < kept.size() && kept[kept_cursor_].first <= begin &&
+         kept[kept_cursor_].second >= end;
 }
 
 std::optional<BlockStep> BlockScheduler::Next() {
@@ -76,10 +77,10 @@ void BlockScheduler::Expect(const ResumeEntry& r, BlockStep& block) const {
   const std::uint32_t piece = r.piece;
   if (piece == 0 || piece > block_size_ || block_size_ % piece != 0) return;
   const std::uint64_t first = block.offset / piece;
-  if (first >= r.block_hashes.size()) return;
+  if (first >= r.block_hashes().size()) return;
   const std::uint64_t count =
-      std::min<std::uint64_t>((block.length + piece - 1) / piece, r.block_hashes.size() - first);
-  block.expected = std::span<const BlockHash>(r.block_hashes)
+      std::min<std::uint64_t>((block.length + piece - 1) / piece, r.block_hashes().size() - first);
+  block.expected = std::span<const BlockHash>(r.block_hashes())
                        .subspan(static_cast<std::size_t>(first), static_cast<std::size_t>(count));
   block.piece = piece;
 }

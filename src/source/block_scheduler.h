@@ -37,10 +37,10 @@ class BlockScheduler {
   /// `resume`: what the sink already has (sorted by id, ranges sorted, as the
   /// control codec guarantees). `hash_kept`: yield kept blocks as kHashOnly.
   BlockScheduler(const PackedList& files, std::uint32_t block_size,
-                 const std::vector<ResumeEntry>& resume = {}, bool hash_kept = false);
+                 std::vector<ResumeEntry> resume = {}, bool hash_kept = false);
   /// Over a copy of `files`, packed (tests).
   BlockScheduler(const std::vector<FileEntry>& files, std::uint32_t block_size,
-                 const std::vector<ResumeEntry>& resume = {}, bool hash_kept = false);
+                 std::vector<ResumeEntry> resume = {}, bool hash_kept = false);
   /// The next step, or nullopt when every file has ended.
   std::optional<BlockStep> Next();
   /// The reader got `got` bytes for the last block of a stream file of unknown
@@ -60,7 +60,7 @@ class BlockScheduler {
   std::uint32_t block_size_;
   /// Sorted by id, runs of complete files as one entry (the codec's order); walked with
   /// `resume_cursor_` as the files are, so a run of 2^24 files costs nothing per file.
-  /// A copy: the codec bounds it (kMaxKeptRanges), and a default argument cannot dangle.
+  /// Its own (moved in: a re-run over a million compared files held it twice).
   const std::vector<ResumeEntry> resume_;
   std::size_t resume_cursor_ = 0;
   bool hash_kept_;

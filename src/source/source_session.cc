@@ -360,7 +360,9 @@ void SourceSession::Impl::ReadAll(TransferState& state) {
 }
 
 void SourceSession::Impl::ReadFirstPass(BufferPool& pool, TransferState& state) {
-  BlockScheduler scheduler(list.entries, start.params.block_size, start.resume, hashing());
+  // The resume list is the scheduler's from here: only the first pass asks it.
+  BlockScheduler scheduler(list.entries, start.params.block_size, std::move(start.resume),
+                           hashing());
   UniqueFd fd;
   std::uint32_t open_id = UINT32_MAX;
   while (!state.failed()) {

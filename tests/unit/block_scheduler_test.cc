@@ -337,8 +337,8 @@ TEST(BlockSchedulerTest, BlocksOfAComparedFileCarryTheTargetsHashOfThem) {
   ASSERT_EQ(steps.size(), 7u);  // file 0: block, end; file 1: four blocks, end
   EXPECT_FALSE(steps[0].compared) << "a file not compared is sent as ever";
   EXPECT_TRUE(steps[0].expected.empty());
-  const BlockHash* want[] = {&resume[0].block_hashes[0], &resume[0].block_hashes[1],
-                             &resume[0].block_hashes[2], nullptr};
+  const BlockHash* want[] = {&resume[0].block_hashes()[0], &resume[0].block_hashes()[1],
+                             &resume[0].block_hashes()[2], nullptr};
   for (std::size_t i = 0; i < 4; ++i) {
     const BlockStep& step = steps[2 + i];
     EXPECT_EQ(step.kind, BlockStep::Kind::kBlock);

@@ -1205,7 +1205,7 @@ void ExpectResumeEq(const std::vector<ResumeEntry>& a, const std::vector<ResumeE
     SCOPED_TRACE(i);
     EXPECT_EQ(a[i].id, b[i].id);
     EXPECT_EQ(a[i].complete, b[i].complete);
-    EXPECT_EQ(a[i].kept, b[i].kept);
+    EXPECT_EQ(a[i].kept(), b[i].kept());
     EXPECT_EQ(a[i].end(), b[i].end());
   }
 }
@@ -1345,7 +1345,7 @@ TEST(ControlMessageTest, RunsOfCompleteFilesRoundTripAndStaySmall) {
   EXPECT_EQ(out.resume[0].end(), 20010u);
   EXPECT_EQ(out.resume[1].id, 30000u);
   EXPECT_FALSE(out.resume[1].complete);
-  EXPECT_EQ(out.resume[1].kept, m.resume[20000].kept);
+  EXPECT_EQ(out.resume[1].kept(), m.resume[20000].kept());
   EXPECT_EQ(out.resume[2].id, 30001u);
   EXPECT_EQ(out.resume[2].count, 1u);
   // Encoded again (the agent relays it), it is the same bytes.
@@ -1370,9 +1370,9 @@ TEST(ControlMessageTest, ComparedFilesRoundTripWithTheirBlockHashes) {
   EXPECT_TRUE(out.resume[1].compared);
   EXPECT_FALSE(out.resume[1].complete);
   EXPECT_EQ(out.resume[1].id, 7u);
-  EXPECT_EQ(out.resume[1].block_hashes, m.resume[1].block_hashes);
+  EXPECT_EQ(out.resume[1].block_hashes(), m.resume[1].block_hashes());
   EXPECT_TRUE(out.resume[2].compared);
-  EXPECT_TRUE(out.resume[2].block_hashes.empty());
+  EXPECT_TRUE(out.resume[2].block_hashes().empty());
   EXPECT_FALSE(out.resume[3].compared);
   EXPECT_EQ(ResumeFileCount(out.resume), 6u);
   EXPECT_EQ(EncodeMessage(out), b);  // relayed by the agent unchanged
@@ -1386,7 +1386,7 @@ TEST(ControlMessageTest, BlockHashesPastTheLimitAreRefusedBeforeTheyAreRead) {
   m.resume = {ResumeEntry::Compared(0, 65536, std::vector<BlockHash>(kMaxBlockHashes / 2)),
               ResumeEntry::Compared(1, 65536, std::vector<BlockHash>(kMaxBlockHashes / 2))};
   EXPECT_EQ(std::get<SinkReady>(DecodeMessage(EncodeMessage(m))).resume.size(), 2u);
-  m.resume[1].block_hashes.emplace_back();
+  m.resume[1] = ResumeEntry::Compared(1, 65536, std::vector<BlockHash>(kMaxBlockHashes / 2 + 1));
   EXPECT_EQ(DecodeError(EncodeMessage(m)), ErrorCode::kProtocol);
   // A count that claims more hashes than the message holds: refused.
   SinkReady small = SampleSinkReady();
@@ -1610,10 +1610,10 @@ TEST(ControlMessageTest, MutatedResumeListsDecodeOnlyToValidLists) {
         if (i > 0) {
           ASSERT_GT(resume[i].id, resume[i - 1].id) << iter;
         }
-        for (std::size_t k = 0; k < resume[i].kept.size(); ++k) {
-          ASSERT_LT(resume[i].kept[k].first, resume[i].kept[k].second) << iter;
+        for (std::size_t k = 0; k < resume[i].kept().size(); ++k) {
+          ASSERT_LT(resume[i].kept()[k].first, resume[i].kept()[k].second) << iter;
           if (k > 0) {
-            ASSERT_GT(resume[i].kept[k].first, resume[i].kept[k - 1].second) << iter;
+            ASSERT_GT(resume[i].kept()[k].first, resume[i].kept()[k - 1].second) << iter;
           }
         }
       }
