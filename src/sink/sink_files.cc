@@ -469,17 +469,18 @@ void SinkFiles::CopyBasis(SinkFile& f) {
   }
   // From here on the partial file is read instead: a tree of changed files
   // must not hold a descriptor for each until the end.
-  bases_[f.id].fd.Reset();
+  if (BasisTable::Basis* basis = bases_.Find(f.id)) basis->fd.Reset();
 }
 
 int SinkFiles::BasisDescriptor(std::uint32_t id) {
-  Basis& basis = bases_[id];
-  if (!basis.fd.valid()) {
+  BasisTable::Basis* basis = bases_.Find(id);
+  if (basis == nullptr) throw std::logic_error("SinkFiles: a basis asked for a file not compared");
+  if (!basis->fd.valid()) {
     const std::string final = final_path(id);
-    basis.fd.Reset(fs_.Open(final, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0));
-    if (!basis.fd.valid()) Fail(final, errno);
+    basis->fd.Reset(fs_.Open(final, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0));
+    if (!basis->fd.valid()) Fail(final, errno);
   }
-  return basis.fd.get();
+  return basis->fd.get();
 }
 
 void SinkFiles::OpenDirect(SinkFile& f, bool on_tmpfs) {
@@ -721,7 +722,7 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
   }
   PutInPlace(*f, force);
   MutexLock lock(mutex_);
-  bases_.erase(id);
+  bases_.Erase(id);
   Set(id, kCommitted);
   // A stream's end bounds what is sent again; every other file's size says it.
   if (list_.file_size(id) != kUnknownSize) in_flight_.erase(id);
@@ -756,7 +757,7 @@ void SinkFiles::CommitUnchanged(std::uint32_t id) {
     if (fs_.Fchmod(fd, ModeFor(id)) != 0) Fail(path, errno);
     if (fs_.Futimens(fd, EntryTimes(list_, id).times) != 0) Fail(path, errno);
   }
-  bases_.erase(id);
+  bases_.Erase(id);
   Set(id, kCommitted);
   if (list_.file_size(id) != kUnknownSize) in_flight_.erase(id);
 }
@@ -901,18 +902,18 @@ void SinkFiles::MarkCompared(std::uint32_t id, std::uint64_t size) {
   MutexLock lock(mutex_);
   CheckDataFile(id);
   Set(id, kBasis);
-  bases_[id].size = size;
+  bases_.Add(id, size);
 }
 
 void SinkFiles::RecordSame(std::uint32_t id, std::uint64_t offset, std::uint32_t length) {
   CheckBlock(id, offset, length);
   MutexLock lock(mutex_);
   CheckDataFile(id);
-  auto basis = bases_.find(id);
-  if (!Has(id, kBasis) || basis == bases_.end()) {
+  const BasisTable::Basis* basis = bases_.Find(id);
+  if (!Has(id, kBasis) || basis == nullptr) {
     Reject("a same-block frame for a file not compared");
   }
-  if (offset + length > basis->second.size) Reject("a same-block frame past the target's version");
+  if (offset + length > basis->size) Reject("a same-block frame past the target's version");
   SinkFile& f = InFlight(id);
   if (f.ranges.Contains(offset, offset + length)) return;
   if (Has(id, kComplete)) Reject("data after the file was complete");
@@ -925,9 +926,9 @@ void SinkFiles::RecordSame(std::uint32_t id, std::uint64_t offset, std::uint32_t
 bool SinkFiles::UnchangedLocked(std::uint32_t id) const {
   const SinkFile* f = FindInFlight(id);
   if (!Has(id, kBasis) || (f && f->fd.valid())) return false;
-  auto basis = bases_.find(id);
+  const BasisTable::Basis* basis = bases_.Find(id);
   // A version of another size needs a partial file even if every block matched.
-  return basis != bases_.end() && basis->second.size == list_.file_size(id);
+  return basis != nullptr && basis->size == list_.file_size(id);
 }
 
 bool SinkFiles::Unchanged(std::uint32_t id) const {

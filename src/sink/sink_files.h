@@ -14,7 +14,6 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -31,6 +30,7 @@
 #include "session/packed_list.h"
 #include "session/range_set.h"
 #include "session/target_plan.h"
+#include "sink/basis_table.h"
 #include "sink/sink_file_system.h"
 
 namespace braid {
@@ -350,15 +350,8 @@ class SinkFiles {
   bool bound_by_verifier_ = false;                        ///< set before the receivers start
   std::uint32_t verifying_ BRAID_GUARDED_BY(mutex_) = 0;  ///< the verifier's file
   bool verifier_waits_ BRAID_GUARDED_BY(mutex_) = false;  ///< for data not yet here
-  /// A compared file's version under the final name: its size when it was
-  /// hashed, and a descriptor to read it (opened when first needed).
-  struct Basis {
-    std::uint64_t size = 0;
-    UniqueFd fd;
-  };
-  /// By file id, for compared files until they are committed; a map, as most
-  /// files of a tree are never compared.
-  std::map<std::uint32_t, Basis> bases_ BRAID_GUARDED_BY(mutex_);
+  /// Compared files until they are committed.
+  BasisTable bases_ BRAID_GUARDED_BY(mutex_);
   /// Set before the receivers start.
   std::function<void(std::uint32_t)> on_complete_;
   /// Cleared when a file system refuses O_TMPFILE; every file then gets a partial.
