@@ -7,7 +7,9 @@
 #   tools/bench/concurrent.sh --host ALIAS [--size 256M] [--copies 16]
 #                             [--rounds 7] [--dir /dev/shm/braid-concurrent] [--braid PATH]
 # HOST is an ssh alias braid reaches (HOME's ~/.ssh/config); DIR is used at
-# both ends (a loopback host), and removed after.
+# both ends (a loopback host), and removed after. Sixteen logins at once cost
+# sixteen runs of the remote user's shell start-up files: log in as a user
+# whose ~/.bashrc returns early when not interactive (Debian's skeleton does).
 set -euo pipefail
 host="" size=256M copies=16 rounds=7 dir=/dev/shm/braid-concurrent
 braid=$(cd "$(dirname "$0")/../.." && pwd)/build/src/braid
@@ -19,12 +21,13 @@ while (($#)); do
     --rounds) rounds=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     --braid) braid=$2; shift 2 ;;
-    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "concurrent.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [[ -n $host ]] || { echo "concurrent.sh: --host is needed (see --help)" >&2; exit 2; }
 mkdir -p "$dir/out"
+chmod 1777 "$dir/out"  # HOST may log in as another user than the one running this
 trap 'rm -rf "$dir"' EXIT
 for ((i = 1; i <= copies; i++)); do head -c "$(numfmt --from=iec "$size")" /dev/urandom >"$dir/s$i"; done
 cat "$dir"/s* >"$dir/all"
