@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,15 @@ class WireWriter {
     U32(static_cast<std::uint32_t>(s.size()));
     out_.insert(out_.end(), s.begin(), s.end());
   }
+  /// Overwrites 4 bytes written earlier: a length known only once what it counts is written.
+  void U32At(std::size_t at, std::uint32_t v) {
+    if (at > out_.size() || out_.size() - at < 4) throw std::out_of_range("WireWriter::U32At");
+    for (std::size_t i = 0; i < 4; ++i) {
+      out_[at + i] = static_cast<std::uint8_t>(v >> (8 * (3 - i)));
+    }
+  }
+  std::size_t size() const { return out_.size(); }
+  void Reserve(std::size_t n) { out_.reserve(n); }
   std::vector<std::uint8_t>& data() { return out_; }
   std::vector<std::uint8_t> Take() { return std::move(out_); }
 

@@ -13,9 +13,12 @@ void ControlChannel::Send(const ControlMessage& message) { Send(std::span(&messa
 void ControlChannel::Send(std::span<const ControlMessage> messages) {
   WireWriter w;
   for (const ControlMessage& message : messages) {
-    std::vector<std::uint8_t> body = EncodeMessage(message);
-    w.U32(static_cast<std::uint32_t>(body.size()));
-    w.Bytes(body);
+    // Encoded in place behind its length, not into a vector of its own and
+    // copied: a re-run's SinkReady over a million files is megabytes.
+    const std::size_t at = w.size();
+    w.U32(0);
+    AppendMessage(message, w);
+    w.U32At(at, static_cast<std::uint32_t>(w.size() - at - 4));
   }
   MutexLock lock(send_mutex_);
   stream_.WriteAll(w.data().data(), w.data().size());

@@ -216,26 +216,38 @@ FileEntry GetEntry(WireReader& r) {
 /// 2 = a file compared piece by piece (`u32 id`, `u32 piece`, `u32 k` + k hashes).
 /// Adjacent complete entries are merged into one run.
 void PutResume(WireWriter& w, const std::vector<ResumeEntry>& resume) {
-  WireWriter items;
+  // The item count goes first but is known only at the end: written over a
+  // placeholder, not counted over items built apart and copied (a re-run's
+  // list is megabytes, and the copy doubled it).
+  // Room for the most the items can take and what a message puts after them
+  // (64 bytes), so the buffer is not grown by doubling (its old and new arrays
+  // held at once); room unused is never resident.
+  std::size_t most = 4 + 64;
+  for (const ResumeEntry& e : resume) {
+    most += 13 + 16 * (e.kept().size() + e.block_hashes().size());
+  }
+  w.Reserve(w.size() + most);
+  const std::size_t count_at = w.size();
+  w.U32(0);
   std::uint32_t n = 0;
   for (std::size_t i = 0; i < resume.size(); ++n) {
     const ResumeEntry& e = resume[i];
     if (e.compared) {
-      items.U8(2);
-      items.U32(e.id);
-      items.U32(e.piece);
-      items.U32(static_cast<std::uint32_t>(e.block_hashes().size()));
-      for (const BlockHash& h : e.block_hashes()) items.Bytes(h);
+      w.U8(2);
+      w.U32(e.id);
+      w.U32(e.piece);
+      w.U32(static_cast<std::uint32_t>(e.block_hashes().size()));
+      for (const BlockHash& h : e.block_hashes()) w.Bytes(h);
       ++i;
       continue;
     }
     if (!e.complete) {
-      items.U8(0);
-      items.U32(e.id);
-      items.U32(static_cast<std::uint32_t>(e.kept().size()));
+      w.U8(0);
+      w.U32(e.id);
+      w.U32(static_cast<std::uint32_t>(e.kept().size()));
       for (const auto& [begin, end] : e.kept()) {
-        items.U64(begin);
-        items.U64(end);
+        w.U64(begin);
+        w.U64(end);
       }
       ++i;
       continue;
@@ -245,13 +257,12 @@ void PutResume(WireWriter& w, const std::vector<ResumeEntry>& resume) {
     for (; j < resume.size() && resume[j].complete && resume[j].id == e.id + count; ++j) {
       count += resume[j].count;
     }
-    items.U8(1);
-    items.U32(e.id);
-    items.U32(static_cast<std::uint32_t>(count));
+    w.U8(1);
+    w.U32(e.id);
+    w.U32(static_cast<std::uint32_t>(count));
     i = j;
   }
-  w.U32(n);
-  w.Bytes(items.data());
+  w.U32At(count_at, n);
 }
 
 /// One partial-file item (tag 0) after its tag; `ranges_total` counts kept
@@ -678,9 +689,13 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
 
 }  // namespace
 
+void AppendMessage(const ControlMessage& message, WireWriter& out) {
+  std::visit(Encoder{out}, message);
+}
+
 std::vector<std::uint8_t> EncodeMessage(const ControlMessage& message) {
   WireWriter w;
-  std::visit(Encoder{w}, message);
+  AppendMessage(message, w);
   return w.Take();
 }
 

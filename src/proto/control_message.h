@@ -305,8 +305,12 @@ using ControlMessage = std::variant<Hello, HelloReply, SourceOpen, FileList, Sin
                                     SourceStart, Progress, FileDone, Done, ErrorMessage, Abort, Bye,
                                     Warning, Kept, SourceReady, SinkConnect, Note>;
 
+class WireWriter;
+
 /// Type and payload, without the length prefix (ControlChannel adds it).
 std::vector<std::uint8_t> EncodeMessage(const ControlMessage& message);
+/// The same, written at the end of `out`.
+void AppendMessage(const ControlMessage& message, WireWriter& out);
 /// Throws BraidError(kProtocol) on anything malformed, truncated, oversized or unknown.
 ControlMessage DecodeMessage(std::span<const std::uint8_t> bytes);
 

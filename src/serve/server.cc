@@ -271,7 +271,7 @@ class Server {
     worker_ = std::thread([this, &state] {
       RunWork(state, [this] {
         SinkCallbacks cb;
-        cb.ready = [this](const SinkReady& r) { channel_.Send(r); };
+        cb.ready = [this](SinkReady r) { channel_.Send(ControlMessage(std::move(r))); };
         cb.files_done = [this](const std::vector<FileDone>& done) {
           std::vector<ControlMessage> messages(done.begin(), done.end());
           channel_.Send(messages);

@@ -22,6 +22,8 @@ class BasisTable {
     std::uint64_t size = 0;
   };
 
+  /// Room for `n` records (a no-op when there is room already).
+  void Reserve(std::size_t n) { records_.reserve(n); }
   /// Records `id` (replacing an earlier record). Cheap when ids come in order.
   void Add(std::uint32_t id, std::uint64_t size);
   /// The live record of `id`, or nullptr.

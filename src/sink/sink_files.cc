@@ -902,6 +902,9 @@ void SinkFiles::MarkCompared(std::uint32_t id, std::uint64_t size) {
   MutexLock lock(mutex_);
   CheckDataFile(id);
   Set(id, kBasis);
+  // Room for every file at the first: grown by doubling, the table held its
+  // old and new records at once. Room never written is never resident.
+  bases_.Reserve(list_.size());
   bases_.Add(id, size);
 }
 

@@ -15,7 +15,9 @@
 namespace braid {
 
 struct SinkCallbacks {
-  std::function<void(const SinkReady&)> ready;  ///< listening; tell the source
+  /// Listening; tell the source. Handed over, not lent: a re-run's resume list
+  /// is an entry a file, and a copy of it was a second one at the peak.
+  std::function<void(SinkReady)> ready;
   /// Files verified and in place, one commit batch at a time (in commit order).
   std::function<void(const std::vector<FileDone>&)> files_done;
   std::function<void(const std::string&)> warn;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,18 @@ TEST(WireTest, IntegersAreBigEndian) {
   w.U64(0x08090A0B0C0D0E0Full);
   EXPECT_EQ(w.data(), (Bytes{0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C,
                              0x0D, 0x0E, 0x0F}));
+}
+
+TEST(WireTest, ALengthWrittenLaterOverwritesItsPlaceholderOnly) {
+  WireWriter w;
+  w.U8(9);
+  const std::size_t at = w.size();
+  w.U32(0);
+  w.U16(0x0102);
+  w.U32At(at, 0x0A0B0C0D);
+  EXPECT_EQ(w.data(), (Bytes{9, 0x0A, 0x0B, 0x0C, 0x0D, 0x01, 0x02}));
+  // Past what was written is a caller's bug, not a write out of bounds.
+  EXPECT_THROW(w.U32At(4, 1), std::out_of_range);
 }
 
 TEST(WireTest, StringIsLengthPrefixed) {
