@@ -30,6 +30,7 @@
 #include "session/stream_setup.h"
 #include "source/block_pieces.h"
 #include "source/block_scheduler.h"
+#include "source/file_digests.h"
 #include "source/file_holes.h"
 #include "source/source_change.h"
 #include "source/token_bucket.h"
@@ -140,7 +141,7 @@ struct SourceSession::Impl {
   /// Each file's digest (-E), kept for a file end the sink asks for again.
   /// Written by the hasher before the pass ends; read by the reader only after
   /// a repair request, which the queues order after it.
-  std::vector<std::optional<DigestValue>> file_digest;
+  FileDigests file_digest;
 
   bool hashing() const { return start.params.hash != HashAlgorithm::kNone; }
   BufferPool& Pool() {
@@ -614,12 +615,13 @@ void SourceSession::Impl::QueueRepeatedEnd(const ResendRange& r) {
                 .offset = list.entries.file_size(r.file_id)};
   end.repeat = true;
   if (hashing()) {
-    if (!file_digest[r.file_id]) {
+    std::optional<DigestValue> digest = file_digest.Get(r.file_id);
+    if (!digest) {
       throw BraidError(ErrorCode::kProtocol,
                        "protocol error: the sink asked for the end of a file not yet read");
     }
     end.header.flags = kFlagHasDigest;
-    end.digest = *file_digest[r.file_id];
+    end.digest = *digest;
     end.header.length = end.digest.size;
   }
   send_queue.Push(std::move(end));
@@ -653,7 +655,7 @@ void SourceSession::Impl::HashAll(TransferState& state) {
                   .file_id = item->file_id,
                   .length = end.digest.size,
                   .offset = item->end_size};
-    file_digest[item->file_id] = end.digest;
+    file_digest.Put(item->file_id, end.digest);
     send_queue.PushBounded(std::move(end), kMaxQueuedEnds);
   }
   if (!state.failed()) EndPass();
@@ -769,8 +771,8 @@ void SourceSession::Impl::SendFrame(FrameStream& frames, OutFrame& frame,
 void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   Impl& s = *impl_;
   s.warn = warn;
-  // Only with -E: 72 bytes a file otherwise spent on nothing.
-  if (s.hashing()) s.file_digest.resize(s.list.entries.size());
+  // Only with -E: kept nothing otherwise.
+  if (s.hashing()) s.file_digest.Reset(s.list.entries.size(), s.start.params.hash);
   const TransferParams& p = s.start.params;
   // Without this, a congestion control this kernel lacks would surface as a failed connect.
   CheckCongestionControl(p.congestion_control, s.host);
