@@ -750,16 +750,29 @@ void SinkFiles::PutInPlace(SinkFile& f, bool force) {
 }
 
 void SinkFiles::CommitUnchanged(std::uint32_t id) {
-  if (preserve_) {
-    int fd = BasisDescriptor(id);
-    const std::string path = final_path(id);
-    if (fs_.IsRoot() && fs_.Fchown(fd, list_.uid(id), list_.gid(id)) != 0) Fail(path, errno);
-    if (fs_.Fchmod(fd, ModeFor(id)) != 0) Fail(path, errno);
-    if (fs_.Futimens(fd, EntryTimes(list_, id).times) != 0) Fail(path, errno);
-  }
+  if (preserve_) KeepAttributes(id, BasisDescriptor(id));
   bases_.Erase(id);
   Set(id, kCommitted);
   if (list_.file_size(id) != kUnknownSize) in_flight_.erase(id);
+}
+
+void SinkFiles::KeepAttributes(std::uint32_t id, int fd) {
+  const std::string path = final_path(id);
+  struct stat st {};
+  if (fs_.Fstat(fd, &st) != 0) Fail(path, errno);
+  // Only what differs: each change updates the inode's ctime and dirties it
+  // (a journal write on ext4), which a no-op -p re-run of a tree should not
+  // pay for every file.
+  const bool owner = fs_.IsRoot() && (st.st_uid != list_.uid(id) || st.st_gid != list_.gid(id));
+  if (owner && fs_.Fchown(fd, list_.uid(id), list_.gid(id)) != 0) Fail(path, errno);
+  // chown clears set-id bits, so the mode goes on again after one.
+  if ((owner || (st.st_mode & 07777) != ModeFor(id)) && fs_.Fchmod(fd, ModeFor(id)) != 0) {
+    Fail(path, errno);
+  }
+  const EntryTimes want(list_, id);
+  const bool times =
+      st.st_mtim.tv_sec != want.times[1].tv_sec || st.st_mtim.tv_nsec != want.times[1].tv_nsec;
+  if (times && fs_.Futimens(fd, want.times) != 0) Fail(path, errno);
 }
 
 mode_t SinkFiles::ModeFor(std::uint32_t id) const {

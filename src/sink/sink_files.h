@@ -295,6 +295,9 @@ class SinkFiles {
   bool UnchangedLocked(std::uint32_t id) const BRAID_REQUIRES(mutex_);
   /// Commit of a compared file that stayed unchanged: -p's owner, mode and times on it.
   void CommitUnchanged(std::uint32_t id) BRAID_REQUIRES(mutex_);
+  /// -p on a file left as it was (through `fd`): its owner, mode and times
+  /// set where they differ from the source's.
+  void KeepAttributes(std::uint32_t id, int fd) BRAID_REQUIRES(mutex_);
   /// Commit's rename of the partial file (or link of a nameless one) into place.
   void PutInPlace(SinkFile& f, bool force);
   /// Opens `f.direct_fd` when a large file should bypass the page cache.

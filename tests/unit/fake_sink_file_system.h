@@ -29,6 +29,7 @@ class FakeSinkFileSystem final : public SinkFileSystem {
   struct Node {
     char type = 'f';  ///< 'd' directory, 'f' file, 'l' link
     mode_t mode = 0644;
+    timespec mtime{};
     std::string data;
     std::string link;
   };
@@ -39,6 +40,8 @@ class FakeSinkFileSystem final : public SinkFileSystem {
   std::function<void()> before_pwrite;
   /// posix_fallocate calls so far.
   int fallocates = 0;
+  /// Fchown, Fchmod and Futimens calls so far (each changes an inode's ctime).
+  int attribute_changes = 0;
   /// Opens with O_DIRECT succeed (as plain opens of the same file).
   bool offer_direct = false;
 
@@ -141,6 +144,8 @@ class FakeSinkFileSystem final : public SinkFileSystem {
     const std::shared_ptr<Node>& n = open_files.at(fd);
     st->st_size = static_cast<off_t>(n->data.size());
     st->st_ino = InodeOf(*n);
+    st->st_mode = (n->type == 'd' ? S_IFDIR : n->type == 'l' ? S_IFLNK : S_IFREG) | n->mode;
+    st->st_mtim = n->mtime;
     return 0;
   }
   /// Another process holds `path`'s lock (for the partial-file lock's tests).
@@ -203,12 +208,20 @@ class FakeSinkFileSystem final : public SinkFileSystem {
   int Fdatasync(int) override { return 0; }
   int Fsync(int) override { return 0; }
   int Syncfs(int) override { return 0; }
-  int Fchown(int, uid_t, gid_t) override { return 0; }
+  int Fchown(int, uid_t, gid_t) override {
+    ++attribute_changes;
+    return 0;
+  }
   int Fchmod(int fd, mode_t mode) override {
+    ++attribute_changes;
     open_files.at(fd)->mode = mode;
     return 0;
   }
-  int Futimens(int, const timespec*) override { return 0; }
+  int Futimens(int fd, const timespec times[2]) override {
+    ++attribute_changes;
+    open_files.at(fd)->mtime = times[1];
+    return 0;
+  }
   bool IsRoot() override { return false; }
 
   std::map<std::string, std::shared_ptr<Node>> nodes;

@@ -46,8 +46,8 @@ class SinkFilesTest : public ::testing::Test {
  protected:
   /// One regular file "f" of `size` bytes under /t.
   SinkFiles& OneFile(std::uint64_t size) { return Make({Entry(0, FileKind::kRegular, "f", size)}); }
-  SinkFiles& Make(std::vector<FileEntry> entries) {
-    files_ = std::make_unique<SinkFiles>(std::move(entries), IntoT(), "sinkhost", false, fs_);
+  SinkFiles& Make(std::vector<FileEntry> entries, bool preserve = false) {
+    files_ = std::make_unique<SinkFiles>(std::move(entries), IntoT(), "sinkhost", preserve, fs_);
     return *files_;
   }
   void Write(std::uint32_t id, std::uint64_t offset, std::uint32_t length, std::uint8_t fill) {
@@ -251,6 +251,38 @@ TEST_F(SinkFilesTest, ACompareThatFindsEveryBlockTheSameLeavesTheTargetAlone) {
   EXPECT_EQ(fs_.At("/t/f").data, "aaabbb");
   EXPECT_FALSE(fs_.Has("/t/f.braid-part"));
   EXPECT_EQ(fs_.Changes("/t/f"), 0) << "nothing written, created or renamed";
+}
+
+TEST_F(SinkFilesTest, WithPAnUnchangedFileGetsOnlyTheAttributesThatDiffer) {
+  fs_.AddFile("/t/f", "aaa");
+  fs_.nodes["/t/f"]->mtime = {1700000000, 5};
+  FileEntry e = Entry(0, FileKind::kRegular, "f", 3);
+  e.mtime_sec = 1700000000;
+  e.mtime_nsec = 5;
+  auto commit_unchanged = [&] {
+    Make({e}, /*preserve=*/true);
+    files_->Prepare(false);
+    files_->MarkCompared(0, 3);
+    files_->RecordSame(0, 0, 3);
+    files_->EndFile(0, 3, std::nullopt);
+    ASSERT_TRUE(files_->Unchanged(0));
+    files_->Commit(0, false);
+    EXPECT_TRUE(files_->committed(0));
+  };
+  commit_unchanged();
+  EXPECT_EQ(fs_.attribute_changes, 0) << "mode and time already the source's: nothing changed";
+  // The source's time moved on (a touch): the time alone is put right.
+  e.mtime_nsec = 6;
+  commit_unchanged();
+  EXPECT_EQ(fs_.attribute_changes, 1);
+  EXPECT_EQ(fs_.At("/t/f").mtime.tv_nsec, 6);
+  EXPECT_EQ(fs_.At("/t/f").mode, 0644u);
+  // And a mode that differs: the mode alone.
+  e.mode = 0600;
+  commit_unchanged();
+  EXPECT_EQ(fs_.attribute_changes, 2);
+  EXPECT_EQ(fs_.At("/t/f").mode, 0600u);
+  EXPECT_EQ(fs_.At("/t/f").data, "aaa");
 }
 
 TEST_F(SinkFilesTest, ABlockThatDiffersIsWrittenIntoACopyOfTheTarget) {
