@@ -172,6 +172,54 @@ TEST(BufferPoolTest, LimitCapsBuffersOutAndCanBeRaised) {
   EXPECT_NE(pool.Acquire(), nullptr);
 }
 
+TEST(BufferPoolTest, ALoweredLimitLetsGoOfTheBuffersBeyondIt) {
+  BufferPool pool(4096, 8);
+  std::vector<BufferRef> out;
+  for (int i = 0; i < 6; ++i) out.push_back(pool.Acquire());
+  EXPECT_EQ(pool.allocated(), 6u);
+  // Lowered while they are out: unmapped as they come back, down to the limit.
+  pool.SetLimit(2);
+  out.resize(3);
+  EXPECT_EQ(pool.allocated(), 3u);
+  out.clear();
+  EXPECT_EQ(pool.allocated(), 2u);
+  // Raised: mapped again as needed; lowered while they are free: unmapped at once.
+  pool.SetLimit(8);
+  for (int i = 0; i < 8; ++i) out.push_back(pool.Acquire());
+  EXPECT_EQ(pool.allocated(), 8u);
+  out.clear();
+  EXPECT_EQ(pool.allocated(), 8u);
+  pool.SetLimit(3);
+  EXPECT_EQ(pool.allocated(), 3u);
+  // What is left still works, written end to end.
+  BufferRef b = pool.Acquire();
+  ASSERT_NE(b, nullptr);
+  std::memset(b->data(), 0x5a, b->capacity());
+  EXPECT_EQ(b->data()[4095], 0x5a);
+}
+
+TEST(BufferPoolTest, BuffersNoWindowNeededAreLetGoOfAndTheOnesInUseKept) {
+  BufferPool pool(4096, 16);
+  std::vector<BufferRef> out;
+  for (int i = 0; i < 8; ++i) out.push_back(pool.Acquire());
+  out.clear();  // a burst (a probe of more streams), then a steady three out at once
+  for (int i = 0; i < 2; ++i) out.push_back(pool.Acquire());
+  for (std::size_t i = 0; i < BufferPool::kTrimWindow; ++i) {
+    EXPECT_NE(pool.Acquire(), nullptr);
+  }
+  // The window the burst was in ended with it still counted.
+  EXPECT_EQ(pool.allocated(), 8u);
+  for (std::size_t i = 0; i < BufferPool::kTrimWindow; ++i) {
+    EXPECT_NE(pool.Acquire(), nullptr);
+  }
+  EXPECT_EQ(pool.allocated(), 3u);
+  // Steady use keeps what it uses: no unmapping and mapping again.
+  for (std::size_t i = 0; i < 4 * BufferPool::kTrimWindow; ++i) {
+    EXPECT_NE(pool.Acquire(), nullptr);
+    EXPECT_EQ(pool.allocated(), 3u);
+  }
+}
+
 TEST(BufferPoolTest, BufferReturnsOnlyWithTheLastReference) {
   BufferPool pool(4096, 1);
   BufferRef a = pool.Acquire();
