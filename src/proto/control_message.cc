@@ -216,12 +216,11 @@ FileEntry GetEntry(WireReader& r) {
 /// 2 = a file compared piece by piece (`u32 id`, `u32 piece`, `u32 k` + k hashes).
 /// Adjacent complete entries are merged into one run.
 void PutResume(WireWriter& w, const std::vector<ResumeEntry>& resume) {
-  // The item count goes first but is known only at the end: written over a
-  // placeholder, not counted over items built apart and copied (a re-run's
-  // list is megabytes, and the copy doubled it).
-  // Room for the most the items can take and what a message puts after them
-  // (64 bytes), so the buffer is not grown by doubling (its old and new arrays
-  // held at once); room unused is never resident.
+  // A re-run's list is megabytes. So the items are written in place, their
+  // count (known only at the end) over a placeholder, into room reserved for
+  // the most they and the rest of the message (64 bytes) can take: building
+  // them apart and copying them, or growing the buffer by doubling, held the
+  // list twice. Room left unused is never touched, so never resident.
   std::size_t most = 4 + 64;
   for (const ResumeEntry& e : resume) {
     most += 13 + 16 * (e.kept().size() + e.block_hashes().size());

@@ -771,7 +771,7 @@ void SourceSession::Impl::SendFrame(FrameStream& frames, OutFrame& frame,
 void SourceSession::Run(const std::function<void(const std::string&)>& warn) {
   Impl& s = *impl_;
   s.warn = warn;
-  // Only with -E: kept nothing otherwise.
+  // Only with -e or -E: nothing is kept otherwise.
   if (s.hashing()) s.file_digest.Reset(s.list.entries.size(), s.start.params.hash);
   const TransferParams& p = s.start.params;
   // Without this, a congestion control this kernel lacks would surface as a failed connect.
