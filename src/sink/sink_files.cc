@@ -757,22 +757,24 @@ void SinkFiles::CommitUnchanged(std::uint32_t id) {
 }
 
 void SinkFiles::KeepAttributes(std::uint32_t id, int fd) {
-  const std::string path = final_path(id);
+  // The path only for a message: this runs for every file of a -p re-run.
+  auto fail = [&] {
+    const int err = errno;
+    Fail(final_path(id), err);
+  };
   struct stat st {};
-  if (fs_.Fstat(fd, &st) != 0) Fail(path, errno);
+  if (fs_.Fstat(fd, &st) != 0) fail();
   // Only what differs: each change updates the inode's ctime and dirties it
   // (a journal write on ext4), which a no-op -p re-run of a tree should not
   // pay for every file.
   const bool owner = fs_.IsRoot() && (st.st_uid != list_.uid(id) || st.st_gid != list_.gid(id));
-  if (owner && fs_.Fchown(fd, list_.uid(id), list_.gid(id)) != 0) Fail(path, errno);
+  if (owner && fs_.Fchown(fd, list_.uid(id), list_.gid(id)) != 0) fail();
   // chown clears set-id bits, so the mode goes on again after one.
-  if ((owner || (st.st_mode & 07777) != ModeFor(id)) && fs_.Fchmod(fd, ModeFor(id)) != 0) {
-    Fail(path, errno);
-  }
+  if ((owner || (st.st_mode & 07777) != ModeFor(id)) && fs_.Fchmod(fd, ModeFor(id)) != 0) fail();
   const EntryTimes want(list_, id);
   const bool times =
       st.st_mtim.tv_sec != want.times[1].tv_sec || st.st_mtim.tv_nsec != want.times[1].tv_nsec;
-  if (times && fs_.Futimens(fd, want.times) != 0) Fail(path, errno);
+  if (times && fs_.Futimens(fd, want.times) != 0) fail();
 }
 
 mode_t SinkFiles::ModeFor(std::uint32_t id) const {
