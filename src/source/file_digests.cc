@@ -7,7 +7,7 @@ namespace braid {
 
 void FileDigests::Reset(std::size_t files, HashAlgorithm algorithm) {
   digest_size_ = InfoOf(algorithm).digest_size;
-  bytes_.assign(digest_size_ == 0 ? 0 : files * digest_size_, 0);
+  bytes_.assign(files * digest_size_, 0);
   known_.assign(digest_size_ == 0 ? 0 : files, false);
 }
 
