@@ -12,6 +12,11 @@ namespace braid {
 /// (< kMaxStreams) and the samples in one Progress message.
 constexpr int kMaxStreams = 64;
 
+/// -s auto's opening: where the stream controller leaps when the first streams see
+/// random loss, and so the most streams a copy that can use them connects before the
+/// climb goes on (agent/streams_to_connect).
+constexpr int kOpeningStreams = 16;
+
 /// --max-entries and --max-list-bytes by default: a tree ten times the size of
 /// a large home directory, and far more than such a list costs in memory
 /// (docs/architecture.md, "Memory per entry").

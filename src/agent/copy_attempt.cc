@@ -12,6 +12,7 @@
 #include "agent/retry_plan.h"
 #include "agent/server_end.h"
 #include "agent/stall_watch.h"
+#include "agent/streams_to_connect.h"
 #include "proto/list_budget.h"
 #include "transport/socket_tuning.h"
 
@@ -298,11 +299,9 @@ void CopyAttempt::OnProgress(Side side, const Progress& p) {
 }
 
 std::uint16_t CopyAttempt::StreamsWorthConnecting(const TransferParams& params) const {
-  if (!options_.streams_auto || !total_ || params.block_size == 0) return params.streams;
-  const std::uint64_t blocks =
-      std::max<std::uint64_t>(1, (*total_ + params.block_size - 1) / params.block_size);
-  const std::uint64_t worth = std::max<std::uint64_t>(params.min_streams, blocks);
-  return static_cast<std::uint16_t>(std::min<std::uint64_t>(params.streams, worth));
+  if (!options_.streams_auto) return params.streams;
+  return static_cast<std::uint16_t>(
+      StreamsToConnect(total_, params.block_size, params.min_streams, params.streams));
 }
 
 std::string CopyAttempt::EndName(const ServerEnd& end, const char* role) {

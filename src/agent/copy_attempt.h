@@ -90,9 +90,8 @@ class CopyAttempt {
 
   void OnProgress(Side side, const Progress& p);
 
-  /// -s auto connects no more streams than the data has blocks: a stream that would carry
-  /// no block of its own costs a connection (and, over ssh, a round trip) and pays nothing.
-  /// A fixed -s N is what the user asked for; an unknown size (a pipe) may be anything.
+  /// -s auto connects only the streams the copy's size can use (`StreamsToConnect`);
+  /// a fixed -s N is what the user asked for.
   std::uint16_t StreamsWorthConnecting(const TransferParams& params) const;
 
   /// "the sink on dtn" or "the local source", for the stall message.

@@ -53,9 +53,9 @@ struct StreamControllerConfig {
     double max_gap_s = 5;          ///< a longer silence between calls is a clock jump
     // The opening: loss-based streams that lose packets while the RTT shows no queue are
     // loss-limited, so the copy goes straight to many streams instead of climbing to them.
-    int leap_streams = 16;  ///< where the opening goes (clamped to min..max)
-    double look_s = 0.3;    ///< the first streams must have sent this long (min)...
-    double look_rtts = 5;   ///< ...or this many RTTs, before a loss counts
+    int leap_streams = kOpeningStreams;  ///< where the opening goes (clamped to min..max)
+    double look_s = 0.3;                 ///< the first streams must have sent this long (min)...
+    double look_rtts = 5;                ///< ...or this many RTTs, before a loss counts
     /// No leap below this RTT floor: there a retransmission is more likely a receiver that
     /// fell behind (onto a disk, its socket buffer pruned) than loss on a path, and the
     /// ordinary climb costs a short path little.

@@ -130,7 +130,7 @@ TEST_F(ReportTest, TreeCopyCountsEachFileOnce) {
   EXPECT_NE(r.err.find(" in 4 files in "), std::string::npos) << r.err;
 }
 
-TEST_F(ReportTest, AutoConnectsNoMoreStreamsThanTheDataHasBlocks) {
+TEST_F(ReportTest, AutoConnectsOnlyTheStreamsTheDataCanUse) {
   // One byte needs one stream, not the 64 that -s auto may use; a minimum is kept.
   std::string tiny = dir + "/tiny";
   WritePatternFile(tiny, 1, 5);
@@ -148,6 +148,17 @@ TEST_F(ReportTest, AutoConnectsNoMoreStreamsThanTheDataHasBlocks) {
   JsonValue doc = ParseJson(r.out);
   EXPECT_LE(doc["end"]["streams"].array.size(), 4u) << r.out;
   EXPECT_EQ(testing::FileMd5(dir + "/four-blocks-copy"), testing::FileMd5(src));
+  // Past the opening's 16, one stream for every 4 blocks: 40 blocks connect 16, 160
+  // connect 40 (the plan line of -v says how many connect).
+  for (const auto& [blocks, want] :
+       {std::pair<int, const char*>{40, "; 16 streams"}, {160, "; 40 streams"}}) {
+    std::string many = dir + "/blocks-" + std::to_string(blocks);
+    WritePatternFile(many, std::uint64_t(blocks) * 64 * 1024, 7);
+    auto v = RunBraid({"-v", "-B", "64K", many, Remote(many + "-copy")});
+    ASSERT_EQ(v.exit_code, 0) << v.err;
+    EXPECT_NE(v.err.find(want), std::string::npos) << v.err;
+    EXPECT_EQ(testing::FileMd5(many + "-copy"), testing::FileMd5(many));
+  }
 }
 
 TEST_F(ReportTest, JsonReportsAFailureWithItsExitCode) {
