@@ -1,14 +1,23 @@
 #include "proto/resume_entry.h"
 
+#include <cstring>
+#include <new>
+
 namespace braid {
+
+namespace {
+constexpr std::size_t kHeader = 16;  // the count, padded so the items stay aligned
+constexpr std::size_t kItem = 16;
+}  // namespace
 
 ResumeEntry::ResumeEntry(const ResumeEntry& other)
     : id(other.id),
       count(other.count),
       piece(other.piece),
       complete(other.complete),
-      compared(other.compared),
-      detail_(other.detail_ ? std::make_unique<Detail>(*other.detail_) : nullptr) {}
+      compared(other.compared) {
+  if (other.items_) SetItems(other.items_.get() + kHeader, other.ItemCount());
+}
 
 ResumeEntry& ResumeEntry::operator=(const ResumeEntry& other) {
   if (this != &other) *this = ResumeEntry(other);
@@ -26,7 +35,7 @@ ResumeEntry ResumeEntry::Complete(std::uint32_t first, std::uint32_t count) {
 ResumeEntry ResumeEntry::Partial(std::uint32_t id, std::vector<ByteRange> kept) {
   ResumeEntry e;
   e.id = id;
-  if (!kept.empty()) e.detail_ = std::make_unique<Detail>(Detail{std::move(kept), {}});
+  e.SetItems(kept.data(), kept.size());
   return e;
 }
 
@@ -36,18 +45,38 @@ ResumeEntry ResumeEntry::Compared(std::uint32_t id, std::uint32_t piece,
   e.id = id;
   e.compared = true;
   e.piece = piece;
-  if (!hashes.empty()) e.detail_ = std::make_unique<Detail>(Detail{{}, std::move(hashes)});
+  e.SetItems(hashes.data(), hashes.size());
   return e;
 }
 
-const std::vector<ByteRange>& ResumeEntry::kept() const {
-  static const std::vector<ByteRange> kNone;
-  return detail_ ? detail_->kept : kNone;
+void ResumeEntry::SetItems(const void* from, std::size_t n) {
+  if (n == 0) {
+    items_.reset();
+    return;
+  }
+  // An array of std::byte from new[] is aligned for any object of its size, and the
+  // ranges and hashes copied into it are implicit-lifetime types (C++20).
+  items_ = std::make_unique_for_overwrite<std::byte[]>(kHeader + n * kItem);
+  const std::uint64_t count = n;
+  std::memcpy(items_.get(), &count, sizeof count);
+  std::memcpy(items_.get() + kHeader, from, n * kItem);
 }
 
-const std::vector<BlockHash>& ResumeEntry::block_hashes() const {
-  static const std::vector<BlockHash> kNone;
-  return detail_ ? detail_->hashes : kNone;
+std::size_t ResumeEntry::ItemCount() const {
+  if (!items_) return 0;
+  std::uint64_t count = 0;
+  std::memcpy(&count, items_.get(), sizeof count);
+  return static_cast<std::size_t>(count);
+}
+
+std::span<const ByteRange> ResumeEntry::kept() const {
+  if (compared || !items_) return {};
+  return {std::launder(reinterpret_cast<const ByteRange*>(items_.get() + kHeader)), ItemCount()};
+}
+
+std::span<const BlockHash> ResumeEntry::block_hashes() const {
+  if (!compared || !items_) return {};
+  return {std::launder(reinterpret_cast<const BlockHash*>(items_.get() + kHeader)), ItemCount()};
 }
 
 void AppendComplete(std::vector<ResumeEntry>& resume, std::uint32_t id) {

@@ -3,8 +3,10 @@
 /// run of complete files), sent in SinkReady and relayed in SourceStart.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -18,7 +20,9 @@ using BlockHash = std::array<std::uint8_t, 16>;
 /// A run of complete files is one entry (`count` ids from `id`), as on the
 /// wire: a resume list of 2^24 complete files costs 16 bytes, not 2^24 entries.
 /// 24 bytes an entry, since a -e re-run keeps one per file of a tree at every
-/// process: the ranges or hashes, which most entries lack, sit behind a pointer.
+/// process: the ranges or hashes, which most entries lack, sit behind a pointer,
+/// in one allocation with their count (a compared file of one piece costs 48 bytes
+/// there; two vectors in a struct cost 96).
 class ResumeEntry {
  public:
   std::uint32_t id = 0;
@@ -43,19 +47,21 @@ class ResumeEntry {
   static ResumeEntry Partial(std::uint32_t id, std::vector<ByteRange> kept);
   static ResumeEntry Compared(std::uint32_t id, std::uint32_t piece, std::vector<BlockHash> hashes);
   /// Verified ranges of the partial file, in order.
-  const std::vector<ByteRange>& kept() const;
+  std::span<const ByteRange> kept() const;
   /// compared: the target's hashes, one a piece.
-  const std::vector<BlockHash>& block_hashes() const;
+  std::span<const BlockHash> block_hashes() const;
   /// One past the last id this entry names.
   std::uint64_t end() const { return std::uint64_t{id} + (complete ? count : 1); }
 
  private:
-  struct Detail {
-    std::vector<ByteRange> kept;
-    std::vector<BlockHash> hashes;
-  };
-  std::unique_ptr<Detail> detail_;  ///< null when both would be empty
+  /// Keeps a copy of `n` items of 16 bytes (ranges or hashes) from `from`.
+  void SetItems(const void* from, std::size_t n);
+  std::size_t ItemCount() const;
+  /// The ranges (a partial entry) or hashes (a compared one), which are never both:
+  /// null when there are none, else a 16-byte header holding their count, then them.
+  std::unique_ptr<std::byte[]> items_;
 };
+static_assert(sizeof(ByteRange) == 16 && sizeof(BlockHash) == 16, "items are 16 bytes");
 static_assert(sizeof(ResumeEntry) <= 24, "ResumeEntry grew: a million of them are kept");
 /// Appends `id` as complete to `resume`, extending the last run when it ends just before `id`.
 void AppendComplete(std::vector<ResumeEntry>& resume, std::uint32_t id);

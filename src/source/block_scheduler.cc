@@ -25,7 +25,7 @@ const ResumeEntry* BlockScheduler::ResumeOf(std::uint32_t id) {
 
 bool BlockScheduler::Kept(const ResumeEntry& r, std::uint64_t begin, std::uint64_t end) {
   // Blocks come in offset order, so the cursor only moves forward.
-  const std::vector<ByteRange>& kept = r.kept();
+  const std::span<const ByteRange> kept = r.kept();
   while (kept_cursor_ < kept.size() && kept[kept_cursor_].second <= begin) ++kept_cursor_;
   return kept_cursor_ < kept.size() && kept[kept_cursor_].first <= begin &&
          kept[kept_cursor_].second >= end;
@@ -80,8 +80,8 @@ void BlockScheduler::Expect(const ResumeEntry& r, BlockStep& block) const {
   if (first >= r.block_hashes().size()) return;
   const std::uint64_t count =
       std::min<std::uint64_t>((block.length + piece - 1) / piece, r.block_hashes().size() - first);
-  block.expected = std::span<const BlockHash>(r.block_hashes())
-                       .subspan(static_cast<std::size_t>(first), static_cast<std::size_t>(count));
+  block.expected =
+      r.block_hashes().subspan(static_cast<std::size_t>(first), static_cast<std::size_t>(count));
   block.piece = piece;
 }
 

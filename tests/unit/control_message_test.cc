@@ -1205,7 +1205,7 @@ void ExpectResumeEq(const std::vector<ResumeEntry>& a, const std::vector<ResumeE
     SCOPED_TRACE(i);
     EXPECT_EQ(a[i].id, b[i].id);
     EXPECT_EQ(a[i].complete, b[i].complete);
-    EXPECT_EQ(a[i].kept(), b[i].kept());
+    EXPECT_TRUE(std::ranges::equal(a[i].kept(), b[i].kept()));
     EXPECT_EQ(a[i].end(), b[i].end());
   }
 }
@@ -1345,7 +1345,7 @@ TEST(ControlMessageTest, RunsOfCompleteFilesRoundTripAndStaySmall) {
   EXPECT_EQ(out.resume[0].end(), 20010u);
   EXPECT_EQ(out.resume[1].id, 30000u);
   EXPECT_FALSE(out.resume[1].complete);
-  EXPECT_EQ(out.resume[1].kept(), m.resume[20000].kept());
+  EXPECT_TRUE(std::ranges::equal(out.resume[1].kept(), m.resume[20000].kept()));
   EXPECT_EQ(out.resume[2].id, 30001u);
   EXPECT_EQ(out.resume[2].count, 1u);
   // Encoded again (the agent relays it), it is the same bytes.
@@ -1370,7 +1370,7 @@ TEST(ControlMessageTest, ComparedFilesRoundTripWithTheirBlockHashes) {
   EXPECT_TRUE(out.resume[1].compared);
   EXPECT_FALSE(out.resume[1].complete);
   EXPECT_EQ(out.resume[1].id, 7u);
-  EXPECT_EQ(out.resume[1].block_hashes(), m.resume[1].block_hashes());
+  EXPECT_TRUE(std::ranges::equal(out.resume[1].block_hashes(), m.resume[1].block_hashes()));
   EXPECT_TRUE(out.resume[2].compared);
   EXPECT_TRUE(out.resume[2].block_hashes().empty());
   EXPECT_FALSE(out.resume[3].compared);
