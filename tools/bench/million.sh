@@ -2,14 +2,15 @@
 # million.sh: a tree of a million empty files, braid -r against rsync -a over
 # ssh to a loopback host, time and peak memory per process (issue 17).
 #
-#   tools/bench/million.sh --host ALIAS [--ssh-config FILE] [--files N]
+#   tools/bench/million.sh --host ALIAS [--ssh-config FILE] [--files N] [--bytes B]
 #                          [--rounds 7] [--dir /dev/shm/braid-million]
 #                          [--braid PATH] [--out FILE.csv] [--tools braid,braid-e,rsync]
 #
 # HOST is an ssh alias that braid (HOME's ~/.ssh/config) and ssh -F FILE
 # (default ~/.ssh/config) both reach, on this machine: every process is
-# sampled here. The tree: N empty files (default 1,000,000) in N/1000
-# directories under DIR, used at both ends and removed after. Per round, the
+# sampled here. The tree: N files (default 1,000,000) of B bytes each
+# (default 0; random, so each file differs) in N/1000 directories under DIR,
+# used at both ends and removed after. Per round, the
 # tools alternating: a copy into an empty target (braid -r -p, braid -r -p -e,
 # rsync -a: -p keeps times, as -a does), then the same command again over
 # the complete target (rerun).
@@ -17,7 +18,7 @@
 # per role (agent, source, sink; rsync's sender and receiver). Prints the CSV
 # and a table of min / median / max.
 set -euo pipefail
-host="" cfg="$HOME/.ssh/config" files=1000000 rounds=7 dir=/dev/shm/braid-million out=""
+host="" cfg="$HOME/.ssh/config" files=1000000 bytes=0 rounds=7 dir=/dev/shm/braid-million out=""
 tools_asked=braid,braid-e,rsync
 braid=$(cd "$(dirname "$0")/../.." && pwd)/build/src/braid
 while (($#)); do
@@ -25,12 +26,13 @@ while (($#)); do
     --host) host=$2; shift 2 ;;
     --ssh-config) cfg=$2; shift 2 ;;
     --files) files=$2; shift 2 ;;
+    --bytes) bytes=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     --braid) braid=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --tools) tools_asked=$2; shift 2 ;;
-    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "million.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -40,11 +42,18 @@ mkdir -p "$dir"
 trap 'rm -rf "$dir"' EXIT
 
 say() { echo "million.sh: $*" >&2; }
-say "making $files empty files under $dir/tree"
+say "making $files files of $bytes bytes under $dir/tree"
 per=1000
 for ((d = 0; d * per < files; d++)); do
   mkdir -p "$dir/tree/d$d"
-  (cd "$dir/tree/d$d" && seq -f 'f%g' 0 $((per - 1)) | head -n $((files - d * per)) | xargs touch)
+  if ((bytes == 0)); then
+    (cd "$dir/tree/d$d" && seq -f 'f%g' 0 $((per - 1)) | head -n $((files - d * per)) | xargs touch)
+  else
+    python3 -c 'import os, sys
+for i in range(int(sys.argv[2])):
+    with open("%s/f%d" % (sys.argv[1], i), "wb") as f: f.write(os.urandom(int(sys.argv[3])))' \
+      "$dir/tree/d$d" $((files - d * per < per ? files - d * per : per)) "$bytes"
+  fi
 done
 
 # sample ROLEFILE: until killed, the largest VmHWM (KiB) per role of every
