@@ -13,6 +13,7 @@
 #include "agent/interrupt.h"
 #include "agent/report/console.h"
 #include "agent/star_copy.h"
+#include "session/descriptor_limit.h"
 
 namespace braid {
 namespace {
@@ -43,6 +44,8 @@ void StartTimeLimit(double seconds) {
 }  // namespace
 
 int RunAgent(const Options& options, ServerLauncher& launcher) {
+  // Its local ends inherit it; a copy to many destinations holds sockets for each.
+  RaiseDescriptorLimit();
   if (!options.log_file.empty()) {
     try {
       OpenLog(options.log_file);

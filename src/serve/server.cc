@@ -15,6 +15,7 @@
 #include "braid/mutex.h"
 #include "proto/control_channel.h"
 #include "proto/list_budget.h"
+#include "session/descriptor_limit.h"
 #include "session/packed_list.h"
 #include "session/remote_path.h"
 #include "sink/sink_session.h"
@@ -394,6 +395,8 @@ class Server {
 int RunServer(ByteStream& control, ListLimits limits) { return Server(control, limits).Run(); }
 
 int RunServerOnFds(int read_fd, int write_fd, ListLimits limits) {
+  // A sink of many small files holds thousands of descriptors at once.
+  RaiseDescriptorLimit();
   FdByteStream stream(read_fd, write_fd,
                       {"control channel read failed", "control channel write failed"});
   return RunServer(stream, limits);

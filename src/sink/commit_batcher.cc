@@ -4,33 +4,28 @@
 #include <cstdlib>
 
 namespace braid {
-namespace {
-
-/// Files made durable by one sync at most.
-constexpr std::size_t kCommitBatch = 1024;
-/// Complete files waiting for the committer, at most: beyond it the thread
-/// that completes one waits. Each holds its state in flight (SinkFiles) until
-/// it is committed, and a tree of empty files completes faster than it commits:
-/// unbounded, a million empty files had 211 MiB waiting at the sink.
-constexpr std::size_t kMaxWaiting = 4 * kCommitBatch;
-
-}  // namespace
-
+// Complete files waiting for the committer are bounded: beyond the budget the
+// thread that completes one waits. Each holds its state in flight (SinkFiles) and
+// its descriptor until it is committed, and a tree of small files completes faster
+// than it commits: unbounded, a million empty files had 211 MiB waiting at the
+// sink, and 10,000 files of 100 bytes ran out of a soft limit of 1024 descriptors.
 CommitBatcher::CommitBatcher(SinkFiles& files, SinkCheckpoints& checkpoints, HashAlgorithm hash,
-                             bool force, std::string host)
+                             bool force, std::string host, const OpenFileBudget& budget)
     : files_(files),
       checkpoints_(checkpoints),
       hash_(hash),
       force_(force),
-      host_(std::move(host)) {}
+      host_(std::move(host)),
+      most_waiting_(budget.commit_waiting),
+      batch_(budget.commit_batch) {}
 
 void CommitBatcher::Push(std::uint32_t id, std::optional<DigestValue> digest) {
-  queue_.PushBounded(Complete{id, digest}, kMaxWaiting);
+  queue_.PushBounded(Complete{id, digest}, most_waiting_);
 }
 
 std::vector<CommitBatcher::Complete> CommitBatcher::NextBatch(Complete first) {
   std::vector<Complete> batch{std::move(first)};
-  while (batch.size() < kCommitBatch) {
+  while (batch.size() < batch_) {
     std::optional<Complete> more = queue_.PopFor(std::chrono::seconds(0));
     if (!more) break;
     batch.push_back(std::move(*more));

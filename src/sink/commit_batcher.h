@@ -15,6 +15,7 @@
 #include "proto/control_message.h"
 #include "security/crypto/file_digest.h"
 #include "session/blocking_queue.h"
+#include "sink/open_file_budget.h"
 #include "sink/sink_checkpoints.h"
 #include "sink/sink_files.h"
 
@@ -22,9 +23,11 @@ namespace braid {
 
 class CommitBatcher {
  public:
-  /// `hash`: the -E algorithm (kNone: no digests to compare); `force`: -f.
+  /// `hash`: the -E algorithm (kNone: no digests to compare); `force`: -f;
+  /// `budget`: how many complete files may wait and go in one batch, each
+  /// holding its descriptor (sink/open_file_budget).
   CommitBatcher(SinkFiles& files, SinkCheckpoints& checkpoints, HashAlgorithm hash, bool force,
-                std::string host);
+                std::string host, const OpenFileBudget& budget);
 
   /// File `id` is complete; `digest` is that of what was written (-E). Any
   /// thread; waits while the committer is a few batches behind.
@@ -54,6 +57,8 @@ class CommitBatcher {
   const HashAlgorithm hash_;
   const bool force_;
   const std::string host_;
+  const std::size_t most_waiting_;
+  const std::size_t batch_;
   BlockingQueue<Complete> queue_;  ///< locks itself
 };
 

@@ -113,12 +113,15 @@ class SinkFiles {
   /// complete; returns the prefix. nullopt after Abort(). The verifier's
   /// call: it also says which file the verifier is at.
   std::optional<std::uint64_t> WaitForPrefix(std::uint32_t id, std::uint64_t have);
-  /// -E to files: a file's end waits while it is more than kVerifyAhead files
-  /// past the verifier's and the verifier is busy (not waiting for data that
-  /// has not arrived), so the states of files ended but not yet hashed stay
-  /// bounded (a tree of 100,000 empty files held every one of them). Set
-  /// before the receivers start.
-  void BoundByVerifier() { bound_by_verifier_ = true; }
+  /// -E to files: a file's end waits while it is more than `ahead` files past
+  /// the verifier's, unless the verifier has waited half a second for data that
+  /// has not arrived, so the states (and descriptors) of files ended but not
+  /// yet hashed stay bounded (a tree of 100,000 empty files held every one of
+  /// them). Set before the receivers start.
+  void BoundByVerifier(std::uint64_t ahead) {
+    bound_by_verifier_ = true;
+    verify_ahead_ = ahead;
+  }
 
   /// Syncs the data of these complete files to disk: one fdatasync for one
   /// file, one syncfs for a batch. Nothing with -y none.
@@ -351,6 +354,7 @@ class SinkFiles {
   std::uint64_t bytes_ BRAID_GUARDED_BY(mutex_) = 0;
   bool aborted_ BRAID_GUARDED_BY(mutex_) = false;
   bool bound_by_verifier_ = false;                        ///< set before the receivers start
+  std::uint64_t verify_ahead_ = 0;                        ///< files; set with it
   std::uint32_t verifying_ BRAID_GUARDED_BY(mutex_) = 0;  ///< the verifier's file
   bool verifier_waits_ BRAID_GUARDED_BY(mutex_) = false;  ///< for data not yet here
   /// Compared files until they are committed.

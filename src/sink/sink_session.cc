@@ -16,12 +16,14 @@
 #include "braid/mutex.h"
 #include "security/crypto/payload_checksum.h"
 #include "session/buffer_pool.h"
+#include "session/descriptor_limit.h"
 #include "session/shell_command.h"
 #include "session/stream_loss.h"
 #include "session/stream_setup.h"
 #include "sink/block_writer.h"
 #include "sink/commit_batcher.h"
 #include "sink/file_verifier.h"
+#include "sink/open_file_budget.h"
 #include "sink/pass_coordinator.h"
 #include "sink/sink_checkpoints.h"
 #include "sink/sink_files.h"
@@ -80,6 +82,9 @@ struct SinkSession::Impl {
   /// -N o: the command the data is written to; finished by the one file's completion.
   std::unique_ptr<ShellCommand> target_command;
   std::size_t data_files = 0;  ///< files to commit before the sink is done
+  /// What the files waiting to be verified and committed may hold open, from the
+  /// descriptors this process got (RunServerOnFds raised its limit).
+  OpenFileBudget open_files;
 
   Mutex mutex;
   /// Signals a pass decided, a batch committed, -z's Connect, or the abort.
@@ -228,10 +233,12 @@ PreparedTarget SinkSession::Impl::PrepareTarget() {
 /// what happens when a file is complete.
 void SinkSession::Impl::SetUpWriting(bool null_device, std::atomic<std::uint64_t>& bytes) {
   const TransferParams& p = open.params;
+  open_files = SplitOpenFiles(FilesOpenWithin(DescriptorLimit(), p.streams));
   writer = std::make_unique<BlockWriter>(*files, *checkpoints, bytes);
   std::size_t buffers = ChooseWritePath(null_device) + SetUpVerifier();
   pool = std::make_unique<BufferPool>(p.block_size, buffers);
-  committer = std::make_unique<CommitBatcher>(*files, *checkpoints, p.hash, open.force, host);
+  committer =
+      std::make_unique<CommitBatcher>(*files, *checkpoints, p.hash, open.force, host, open_files);
   // Onto a stream target the digest is of what was written, in order; to
   // files the verifier queues each file once it has hashed it.
   bool ordered_digest = hashing() && files->plan().mode == TargetPlan::Mode::kStream;
@@ -302,7 +309,7 @@ std::size_t SinkSession::Impl::SetUpVerifier() {
   // lag it allows: half of it is room for those.
   std::uint64_t ahead = std::max<std::uint64_t>(1, held / 2) * p.block_size;
   verify_feed = std::make_unique<VerifyFeed>(held, ahead);
-  files->BoundByVerifier();
+  files->BoundByVerifier(open_files.verify_ahead);
   // -o writes through the ordered writer, which hands nothing to the feed:
   // the verifier reads every block back.
   if (!p.ordered) writer->FeedVerifier(verify_feed.get());
