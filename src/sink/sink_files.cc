@@ -30,7 +30,7 @@ constexpr std::uint64_t kReserveMinSize = 64u << 10;
 
 /// How long the verifier waits for a file's data before the ends it holds back go
 /// on regardless (WaitForPrefix).
-constexpr std::chrono::milliseconds kVerifierStuck{500};
+constexpr std::chrono::milliseconds kVerifierStuck{100};
 
 /// Files up to this size in a new directory are written nameless (O_TMPFILE)
 /// and linked in when complete. Sending one again costs less than a partial

@@ -114,7 +114,7 @@ class SinkFiles {
   /// call: it also says which file the verifier is at.
   std::optional<std::uint64_t> WaitForPrefix(std::uint32_t id, std::uint64_t have);
   /// -E to files: a file's end waits while it is more than `ahead` files past
-  /// the verifier's, unless the verifier has waited half a second for data that
+  /// the verifier's, unless the verifier has waited 100 ms for data that
   /// has not arrived, so the states (and descriptors) of files ended but not
   /// yet hashed stay bounded (a tree of 100,000 empty files held every one of
   /// them). Set before the receivers start.
