@@ -626,7 +626,7 @@ void SinkFiles::EndFile(std::uint32_t id, std::uint64_t size, std::optional<Dige
   MutexLock lock(mutex_);
   while (bound_by_verifier_ && !aborted_ && !verifier_waits_ &&
          std::uint64_t{id} > std::uint64_t{verifying_} + verify_ahead_) {
-    cv_.wait(lock.native());
+    verifier_cv_.wait(lock.native());
   }
   const std::uint64_t announced = id < list_.size() ? list_.file_size(id) : 0;
   if (id < list_.size() && DoneWith(id)) {
@@ -674,7 +674,7 @@ std::optional<std::uint64_t> SinkFiles::WaitForPrefix(std::uint32_t id, std::uin
   MutexLock lock(mutex_);
   if (verifying_ != id) {
     verifying_ = id;
-    cv_.notify_all();
+    verifier_cv_.notify_all();
   }
   // The ends held back for it must not wait on a verifier that waits on them: data a
   // lost stream's frames carried comes again after them. So a wait that lasts lets
@@ -685,7 +685,7 @@ std::optional<std::uint64_t> SinkFiles::WaitForPrefix(std::uint32_t id, std::uin
   while (!aborted_ && !Has(id, kComplete) && PrefixLocked(id) <= have) {
     if (!verifier_waits_ && std::chrono::steady_clock::now() >= stuck) {
       verifier_waits_ = true;
-      cv_.notify_all();
+      verifier_cv_.notify_all();
     }
     if (verifier_waits_) {
       cv_.wait(lock.native());
@@ -1018,6 +1018,7 @@ void SinkFiles::Abort() {
     aborted_ = true;
   }
   cv_.notify_all();
+  verifier_cv_.notify_all();
 }
 
 std::uint64_t SinkFiles::bytes_received() const {

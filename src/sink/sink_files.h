@@ -351,6 +351,10 @@ class SinkFiles {
   std::optional<std::string> direct_refused_ BRAID_GUARDED_BY(mutex_);
   mutable Mutex mutex_;
   std::condition_variable cv_;  ///< signals new bytes, a file end, or Abort
+  /// Signals the verifier's move to its next file, its lasting wait, or Abort: the
+  /// ends held back for it wait here, not on cv_, which every block wakes (a -e
+  /// copy of small files spent half its CPU time waking them).
+  std::condition_variable verifier_cv_;
   std::uint64_t bytes_ BRAID_GUARDED_BY(mutex_) = 0;
   bool aborted_ BRAID_GUARDED_BY(mutex_) = false;
   bool bound_by_verifier_ = false;                        ///< set before the receivers start
