@@ -32,6 +32,10 @@ constexpr std::uint64_t kReserveMinSize = 64u << 10;
 /// on regardless (WaitForPrefix).
 constexpr std::chrono::milliseconds kVerifierStuck{100};
 
+/// How long a writer waits for room among the files in flight before it starts
+/// its file regardless (WaitForRoom).
+constexpr std::chrono::milliseconds kRoomWait{100};
+
 /// Files up to this size in a new directory are written nameless (O_TMPFILE)
 /// and linked in when complete. Sending one again costs less than a partial
 /// file and a journal would, and onto ext4 a create and a rename cost about a
@@ -558,12 +562,26 @@ int SinkFiles::WriteThrough(std::uint32_t id, int fd, int direct_fd, const std::
   return WriteAt(fs_, fd, data, length, offset, kBufferedWritePiece);
 }
 
+void SinkFiles::WaitForRoom(MutexLock& lock, std::uint32_t id) {
+  // Only while a complete file waits for the committer, which will free its room:
+  // files still arriving may wait for frames behind this one (an end queued behind
+  // the block that waits here), so a wait with none complete would only stall. And
+  // never the file the verifier is at, and never long (a lost stream's frames come
+  // again out of order).
+  const auto until = std::chrono::steady_clock::now() + kRoomWait;
+  while (most_in_flight_ > 0 && in_flight_.size() >= most_in_flight_ && complete_in_flight_ > 0 &&
+         !aborted_ && FindInFlight(id) == nullptr && !(bound_by_verifier_ && id <= verifying_)) {
+    if (room_cv_.wait_until(lock.native(), until) == std::cv_status::timeout) return;
+  }
+}
+
 bool SinkFiles::WriteBlock(std::uint32_t id, std::uint64_t offset, const std::uint8_t* data,
                            std::uint32_t length) {
   int fd;
   int direct_fd = -1;
   {
     MutexLock lock(mutex_);
+    WaitForRoom(lock, id);
     if (id < list_.size() && DoneWith(id)) return false;  // all there, and its state gone
     SinkFile& f = Lookup(id);
     if (f.ranges.Contains(offset, offset + length)) return false;
@@ -661,7 +679,10 @@ void SinkFiles::AwaitWrites(SinkFile& f, MutexLock& lock) {
 
 bool SinkFiles::MarkIfComplete(SinkFile& f) {
   bool now_complete = !Has(f.id, kComplete) && f.end_size && f.ranges.covered() == *f.end_size;
-  if (now_complete) Set(f.id, kComplete);
+  if (now_complete) {
+    Set(f.id, kComplete);
+    ++complete_in_flight_;
+  }
   return now_complete;
 }
 
@@ -737,7 +758,7 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
   bases_.Erase(id);
   Set(id, kCommitted);
   // A stream's end bounds what is sent again; every other file's size says it.
-  if (list_.file_size(id) != kUnknownSize) in_flight_.erase(id);
+  if (list_.file_size(id) != kUnknownSize) EraseInFlight(id);
 }
 
 void SinkFiles::PutInPlace(SinkFile& f, bool force) {
@@ -765,7 +786,13 @@ void SinkFiles::CommitUnchanged(std::uint32_t id) {
   if (preserve_) KeepAttributes(id, BasisDescriptor(id));
   bases_.Erase(id);
   Set(id, kCommitted);
-  if (list_.file_size(id) != kUnknownSize) in_flight_.erase(id);
+  if (list_.file_size(id) != kUnknownSize) EraseInFlight(id);
+}
+
+void SinkFiles::EraseInFlight(std::uint32_t id) {
+  if (in_flight_.erase(id) == 0) return;
+  if (complete_in_flight_ > 0) --complete_in_flight_;
+  room_cv_.notify_one();
 }
 
 void SinkFiles::KeepAttributes(std::uint32_t id, int fd) {
@@ -1019,6 +1046,7 @@ void SinkFiles::Abort() {
   }
   cv_.notify_all();
   verifier_cv_.notify_all();
+  room_cv_.notify_all();
 }
 
 std::uint64_t SinkFiles::bytes_received() const {

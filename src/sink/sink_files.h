@@ -122,6 +122,12 @@ class SinkFiles {
     bound_by_verifier_ = true;
     verify_ahead_ = ahead;
   }
+  /// A file's first block waits (100 ms at most) while `most` files are in flight,
+  /// each with its state and perhaps a descriptor, until one is committed: the
+  /// bound on files waiting for the committer holds back only the receiver that
+  /// completed one, and the others went on opening files (a million files of
+  /// 100 bytes reached 20,000 descriptors). 0: no bound. Set before the receivers start.
+  void BoundInFlight(std::size_t most) { most_in_flight_ = most; }
 
   /// Syncs the data of these complete files to disk: one fdatasync for one
   /// file, one syncfs for a batch. Nothing with -y none.
@@ -265,6 +271,10 @@ class SinkFiles {
   void CheckDataFile(std::uint32_t id) const;
   /// CheckDataFile, then the file's state in flight.
   SinkFile& Lookup(std::uint32_t id) BRAID_REQUIRES(mutex_);
+  /// WriteBlock's wait for room for a file not yet in flight (BoundInFlight).
+  void WaitForRoom(MutexLock& lock, std::uint32_t id) BRAID_REQUIRES(mutex_);
+  /// Drops a committed file's state and wakes a writer waiting for room.
+  void EraseInFlight(std::uint32_t id) BRAID_REQUIRES(mutex_);
   /// What a file complete and committed was sent again is known without its
   /// state: it is all there (a block, or its end, repeated after a lost stream).
   bool DoneWith(std::uint32_t id) const BRAID_REQUIRES(mutex_);
@@ -342,6 +352,8 @@ class SinkFiles {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> hard_links_;
   /// The files in flight, by id (SinkFile says when).
   std::unordered_map<std::uint32_t, std::unique_ptr<SinkFile>> in_flight_ BRAID_GUARDED_BY(mutex_);
+  /// In `in_flight_`, complete and waiting to be committed (WaitForRoom).
+  std::size_t complete_in_flight_ BRAID_GUARDED_BY(mutex_) = 0;
   const TargetPlan plan_;  ///< set in the constructor
   const std::string host_;
   const bool preserve_;
@@ -355,10 +367,12 @@ class SinkFiles {
   /// ends held back for it wait here, not on cv_, which every block wakes (a -e
   /// copy of small files spent half its CPU time waking them).
   std::condition_variable verifier_cv_;
+  std::condition_variable room_cv_;  ///< signals a file's state dropped, or Abort
   std::uint64_t bytes_ BRAID_GUARDED_BY(mutex_) = 0;
   bool aborted_ BRAID_GUARDED_BY(mutex_) = false;
-  bool bound_by_verifier_ = false;                        ///< set before the receivers start
-  std::uint64_t verify_ahead_ = 0;                        ///< files; set with it
+  bool bound_by_verifier_ = false;  ///< set before the receivers start
+  std::uint64_t verify_ahead_ = 0;  ///< files; set with it
+  std::size_t most_in_flight_ = 0;  ///< BoundInFlight; set before the receivers start
   std::uint32_t verifying_ BRAID_GUARDED_BY(mutex_) = 0;  ///< the verifier's file
   bool verifier_waits_ BRAID_GUARDED_BY(mutex_) = false;  ///< for data not yet here
   /// Compared files until they are committed.

@@ -340,6 +340,54 @@ TEST_F(SinkFilesTest, BlocksLandAtTheirOffsetsInThePartialFile) {
   EXPECT_EQ(files_->bytes_received(), 6u);
 }
 
+TEST_F(SinkFilesTest, AFilesFirstBlockWaitsForRoomUntilACommitFreesIt) {
+  Make({Entry(0, FileKind::kRegular, "a", 3), Entry(1, FileKind::kRegular, "b", 3)});
+  files_->Prepare(false);
+  files_->BoundInFlight(1);
+  Write(0, 0, 3, 'a');
+  files_->EndFile(0, 3, std::nullopt);
+  ASSERT_TRUE(files_->complete(0));
+  std::atomic<bool> written{false};
+  std::thread second([&] {
+    Write(1, 0, 3, 'b');
+    written = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_FALSE(written.load()) << "a second file started past a bound of one";
+  files_->Commit(0, false);
+  second.join();
+  EXPECT_TRUE(written.load());
+  EXPECT_EQ(fs_.At("/t/b.braid-part").data, "bbb");
+}
+
+TEST_F(SinkFilesTest, TheWaitForRoomGivesWaySoThatItCannotDeadlock) {
+  // A commit that does not come (a lost stream's frames come again out of order):
+  // the second file starts anyway, after the wait.
+  Make({Entry(0, FileKind::kRegular, "a", 3), Entry(1, FileKind::kRegular, "b", 3)});
+  files_->Prepare(false);
+  files_->BoundInFlight(1);
+  Write(0, 0, 3, 'a');
+  files_->EndFile(0, 3, std::nullopt);
+  const auto before = std::chrono::steady_clock::now();
+  Write(1, 0, 3, 'b');
+  EXPECT_GE(std::chrono::steady_clock::now() - before, std::chrono::milliseconds(90));
+  EXPECT_EQ(fs_.At("/t/b.braid-part").data, "bbb");
+}
+
+TEST_F(SinkFilesTest, WithNoFileCompleteAFileStartsWithoutWaiting) {
+  // File 0's end may be queued behind file 1's first block: nothing would free room.
+  Make({Entry(0, FileKind::kRegular, "a", 6), Entry(1, FileKind::kRegular, "b", 3)});
+  files_->Prepare(false);
+  files_->BoundInFlight(1);
+  Write(0, 0, 3, 'a');
+  const auto before = std::chrono::steady_clock::now();
+  Write(1, 0, 3, 'b');
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(5));
+  EXPECT_EQ(fs_.At("/t/b.braid-part").data, "bbb");
+  Write(0, 3, 3, 'c');  // and the first goes on
+  EXPECT_EQ(fs_.At("/t/a.braid-part").data, "aaaccc");
+}
+
 TEST_F(SinkFilesTest, EndFileWithRangesMissingLeavesTheFileIncomplete) {
   std::vector<std::uint32_t> completed;
   OneFile(300);
