@@ -46,6 +46,14 @@ class SinkFilesTest : public ::testing::Test {
  protected:
   /// One regular file "f" of `size` bytes under /t.
   SinkFiles& OneFile(std::uint64_t size) { return Make({Entry(0, FileKind::kRegular, "f", size)}); }
+  /// Files "a" of `first` bytes and "b" of 3, with room for one of them in flight,
+  /// and the first 3 bytes of "a" written.
+  void TwoFilesRoomForOne(std::uint64_t first) {
+    Make({Entry(0, FileKind::kRegular, "a", first), Entry(1, FileKind::kRegular, "b", 3)});
+    files_->Prepare(false);
+    files_->BoundInFlight(1);
+    Write(0, 0, 3, 'a');
+  }
   SinkFiles& Make(std::vector<FileEntry> entries, bool preserve = false) {
     files_ = std::make_unique<SinkFiles>(std::move(entries), IntoT(), "sinkhost", preserve, fs_);
     return *files_;
@@ -341,10 +349,7 @@ TEST_F(SinkFilesTest, BlocksLandAtTheirOffsetsInThePartialFile) {
 }
 
 TEST_F(SinkFilesTest, AFilesFirstBlockWaitsForRoomUntilACommitFreesIt) {
-  Make({Entry(0, FileKind::kRegular, "a", 3), Entry(1, FileKind::kRegular, "b", 3)});
-  files_->Prepare(false);
-  files_->BoundInFlight(1);
-  Write(0, 0, 3, 'a');
+  TwoFilesRoomForOne(3);
   files_->EndFile(0, 3, std::nullopt);
   ASSERT_TRUE(files_->complete(0));
   std::atomic<bool> written{false};
@@ -363,10 +368,7 @@ TEST_F(SinkFilesTest, AFilesFirstBlockWaitsForRoomUntilACommitFreesIt) {
 TEST_F(SinkFilesTest, TheWaitForRoomGivesWaySoThatItCannotDeadlock) {
   // A commit that does not come (a lost stream's frames come again out of order):
   // the second file starts anyway, after the wait.
-  Make({Entry(0, FileKind::kRegular, "a", 3), Entry(1, FileKind::kRegular, "b", 3)});
-  files_->Prepare(false);
-  files_->BoundInFlight(1);
-  Write(0, 0, 3, 'a');
+  TwoFilesRoomForOne(3);
   files_->EndFile(0, 3, std::nullopt);
   const auto before = std::chrono::steady_clock::now();
   Write(1, 0, 3, 'b');
@@ -376,10 +378,7 @@ TEST_F(SinkFilesTest, TheWaitForRoomGivesWaySoThatItCannotDeadlock) {
 
 TEST_F(SinkFilesTest, WithNoFileCompleteAFileStartsWithoutWaiting) {
   // File 0's end may be queued behind file 1's first block: nothing would free room.
-  Make({Entry(0, FileKind::kRegular, "a", 6), Entry(1, FileKind::kRegular, "b", 3)});
-  files_->Prepare(false);
-  files_->BoundInFlight(1);
-  Write(0, 0, 3, 'a');
+  TwoFilesRoomForOne(6);
   const auto before = std::chrono::steady_clock::now();
   Write(1, 0, 3, 'b');
   EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(5));
