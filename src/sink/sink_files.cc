@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "braid/direct_io.h"
@@ -568,10 +569,11 @@ void SinkFiles::WaitForRoom(MutexLock& lock, std::uint32_t id) {
   // the block that waits here), so a wait with none complete would only stall. And
   // never the file the verifier is at, and never long (a lost stream's frames come
   // again out of order).
-  const auto until = std::chrono::steady_clock::now() + kRoomWait;
+  std::optional<std::chrono::steady_clock::time_point> until;  // read only if it waits
   while (most_in_flight_ > 0 && in_flight_.size() >= most_in_flight_ && complete_in_flight_ > 0 &&
          !aborted_ && FindInFlight(id) == nullptr && !(bound_by_verifier_ && id <= verifying_)) {
-    if (room_cv_.wait_until(lock.native(), until) == std::cv_status::timeout) return;
+    if (!until) until = std::chrono::steady_clock::now() + kRoomWait;
+    if (room_cv_.wait_until(lock.native(), *until) == std::cv_status::timeout) return;
   }
 }
 
@@ -702,16 +704,18 @@ std::optional<std::uint64_t> SinkFiles::WaitForPrefix(std::uint32_t id, std::uin
   // them through; a short one does not, or ends ran ever further past the verifier
   // (their files each holding a descriptor) whenever it waited for the next file's
   // first block, and a -e copy of 100,000 small files ran out of 1024 descriptors.
-  const auto stuck = std::chrono::steady_clock::now() + kVerifierStuck;
+  std::optional<std::chrono::steady_clock::time_point> stuck;  // read only if it waits
   while (!aborted_ && !Has(id, kComplete) && PrefixLocked(id) <= have) {
-    if (!verifier_waits_ && std::chrono::steady_clock::now() >= stuck) {
+    if (!stuck) {
+      stuck = std::chrono::steady_clock::now() + kVerifierStuck;
+    } else if (!verifier_waits_ && std::chrono::steady_clock::now() >= *stuck) {
       verifier_waits_ = true;
       verifier_cv_.notify_all();
     }
     if (verifier_waits_) {
       cv_.wait(lock.native());
     } else {
-      cv_.wait_until(lock.native(), stuck);
+      cv_.wait_until(lock.native(), *stuck);
     }
   }
   verifier_waits_ = false;
