@@ -233,9 +233,8 @@ PreparedTarget SinkSession::Impl::PrepareTarget() {
 /// what happens when a file is complete.
 void SinkSession::Impl::SetUpWriting(bool null_device, std::atomic<std::uint64_t>& bytes) {
   const TransferParams& p = open.params;
-  const std::size_t files_open = FilesOpenWithin(DescriptorLimit(), p.streams);
-  open_files = SplitOpenFiles(files_open);
-  files->BoundInFlight(files_open);
+  open_files = SplitOpenFiles(FilesOpenWithin(DescriptorLimit(), p.streams));
+  files->BoundInFlight(open_files.in_flight);
   writer = std::make_unique<BlockWriter>(*files, *checkpoints, bytes);
   std::size_t buffers = ChooseWritePath(null_device) + SetUpVerifier();
   pool = std::make_unique<BufferPool>(p.block_size, buffers);
