@@ -1,9 +1,6 @@
 #include "sink/open_file_budget.h"
 
 #include <gtest/gtest.h>
-#include <sys/resource.h>
-
-#include <algorithm>
 
 #include "session/descriptor_limit.h"
 
@@ -16,6 +13,7 @@ std::size_t Held(const OpenFileBudget& b) {
 
 TEST(OpenFileBudgetTest, ALargeLimitKeepsTheUsualBounds) {
   const OpenFileBudget b = SplitOpenFiles(FilesOpenWithin(524288, 64));
+  EXPECT_EQ(b.in_flight, 524288u - 128 - 128);
   EXPECT_EQ(b.commit_waiting, 4096u);
   EXPECT_EQ(b.commit_batch, 1024u);
   EXPECT_EQ(b.verify_ahead, 4096u);
@@ -26,6 +24,7 @@ TEST(OpenFileBudgetTest, TheUsualSoftLimitIsShared) {
   const std::size_t files = FilesOpenWithin(1024, 64);
   EXPECT_EQ(files, 768u);
   const OpenFileBudget b = SplitOpenFiles(files);
+  EXPECT_EQ(b.in_flight, files);
   EXPECT_EQ(b.commit_waiting, 256u);
   EXPECT_EQ(b.commit_batch, 64u);
   EXPECT_EQ(b.verify_ahead, 256u);
@@ -37,26 +36,12 @@ TEST(OpenFileBudgetTest, EveryLimitLeavesRoomForFilesStillArriving) {
     const std::size_t files = FilesOpenWithin(limit, 64);
     EXPECT_GE(files, kMinFilesOpen) << limit;
     const OpenFileBudget b = SplitOpenFiles(files);
+    EXPECT_EQ(b.in_flight, files) << limit;
     EXPECT_GE(b.commit_waiting, 1u) << limit;
     EXPECT_GE(b.commit_batch, 1u) << limit;
     EXPECT_GE(b.verify_ahead, 1u) << limit;
     EXPECT_LE(Held(b), files) << limit;
   }
-}
-
-TEST(DescriptorLimitTest, RaisingReachesTheHardLimit) {
-  struct rlimit was {};
-  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &was), 0);
-  struct rlimit low = was;
-  low.rlim_cur = std::min<rlim_t>(256, was.rlim_max);
-  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
-  EXPECT_EQ(DescriptorLimit(), low.rlim_cur);
-  const std::uint64_t hard = was.rlim_max == RLIM_INFINITY ? std::uint64_t{1} << 20 : was.rlim_max;
-  const std::uint64_t raised = RaiseDescriptorLimit();
-  EXPECT_EQ(raised, std::min<std::uint64_t>(hard, std::uint64_t{1} << 20));
-  EXPECT_EQ(DescriptorLimit(), raised);
-  EXPECT_EQ(RaiseDescriptorLimit(), raised);  // raising again changes nothing
-  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &was), 0);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ using testing::RunProcess;
 
 constexpr int kFiles = 3000;
 
-class DescriptorLimitTest : public ::testing::Test {
+class FewDescriptorsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     // On tmpfs, where files commit fastest, so that most wait at once (on ext4 the
@@ -58,14 +58,14 @@ class DescriptorLimitTest : public ::testing::Test {
   std::string tree_;
 };
 
-TEST_F(DescriptorLimitTest, ThousandsOfSmallFilesFitA256DescriptorLimit) {
+TEST_F(FewDescriptorsTest, ThousandsOfSmallFilesFitA256DescriptorLimit) {
   const std::string out = dir_ + "/plain";
   auto r = RunLimited(256, {"-r", tree_, out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectSameTree(out);
 }
 
-TEST_F(DescriptorLimitTest, AVerifiedCopyFitsToo) {
+TEST_F(FewDescriptorsTest, AVerifiedCopyFitsToo) {
   const std::string out = dir_ + "/verified";
   auto r = RunLimited(256, {"-r", "-e", "-s", "8", tree_, out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
