@@ -407,6 +407,7 @@ struct Encoder {
       PutBool(w, rule.include);
       w.String(rule.pattern);
     }
+    w.String(m.follow);
   }
   void operator()(const FileList& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kFileList));
@@ -431,6 +432,7 @@ struct Encoder {
     w.U8(static_cast<std::uint8_t>(m.existing));
     PutBool(w, m.remote_paths);
     PutBool(w, m.command);
+    w.String(m.forward);
   }
   void operator()(const SinkReady& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kSinkReady));
@@ -510,7 +512,78 @@ struct Encoder {
     w.U16(static_cast<std::uint16_t>(MessageType::kNote));
     PutText(w, m.message, kMaxTextLength);
   }
+  void operator()(const FeedHello& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kFeedHello));
+    w.String(m.token);
+  }
+  void operator()(const FeedPlan& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kFeedPlan));
+    w.U8(m.mode);
+    w.String(m.base);
+  }
+  void operator()(const FeedWait& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kFeedWait));
+    w.U32(m.file_id);
+    w.U64(m.have);
+  }
+  void operator()(const FeedHave& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kFeedHave));
+    w.U32(m.file_id);
+    w.U64(m.prefix);
+    PutBool(w, m.committed);
+    PutBool(w, m.ended);
+    PutDigest(w, m.digest);
+  }
 };
+
+/// A token field: empty, or a feed token.
+std::string GetFeedToken(WireReader& r) {
+  std::string token = r.String(kFeedTokenLength);
+  if (!token.empty() && !IsFeedToken(token)) WireReader::Fail("malformed feed token");
+  return token;
+}
+
+/// FeedHave's digest: none, or as long as one of the algorithms makes.
+DigestValue GetAnyDigest(WireReader& r) {
+  std::uint8_t n = r.U8();
+  if (n != 0 && n != DigestSize(HashAlgorithm::kMd5) && n != DigestSize(HashAlgorithm::kSha256)) {
+    WireReader::Fail("a digest of " + std::to_string(n) + " bytes");
+  }
+  return MakeDigestValue(r.Bytes(n));
+}
+
+ControlMessage DecodeFeed(MessageType type, WireReader& r) {
+  switch (type) {
+    case MessageType::kFeedHello: {
+      FeedHello m{GetFeedToken(r)};
+      if (m.token.empty()) WireReader::Fail("no feed token");
+      return m;
+    }
+    case MessageType::kFeedPlan: {
+      FeedPlan m;
+      m.mode = r.U8();
+      if (m.mode > 1) WireReader::Fail("unknown target plan " + std::to_string(m.mode));
+      m.base = r.String(kMaxPathLength);
+      if (m.base.empty()) WireReader::Fail("empty target path");
+      return m;
+    }
+    case MessageType::kFeedWait: {
+      FeedWait m;
+      m.file_id = r.U32();
+      m.have = r.U64();
+      return m;
+    }
+    default: {
+      FeedHave m;
+      m.file_id = r.U32();
+      m.prefix = r.U64();
+      m.committed = GetBool(r);
+      m.ended = GetBool(r);
+      m.digest = GetAnyDigest(r);
+      return m;
+    }
+  }
+}
 
 ControlMessage DecodeBody(MessageType type, WireReader& r) {
   switch (type) {
@@ -534,7 +607,6 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
     case MessageType::kSourceOpen: {
       SourceOpen m;
       m.paths = GetStrings(r, kMaxSources, kMaxPathLength);
-      if (m.paths.empty()) WireReader::Fail("no source paths");
       m.recursive = GetBool(r);
       bool has_size = GetBool(r);
       std::uint64_t size = r.U64();
@@ -554,6 +626,11 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
         rule.include = GetBool(r);
         rule.pattern = r.String(kMaxFilterPatternLength);
         m.filters.push_back(std::move(rule));
+      }
+      m.follow = GetFeedToken(r);
+      // A source is either paths to read or a feed to follow.
+      if (m.paths.empty() == m.follow.empty()) {
+        WireReader::Fail(m.paths.empty() ? "no source paths" : "source paths and a feed to follow");
       }
       return m;
     }
@@ -589,6 +666,7 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.existing = static_cast<ExistingRule>(existing);
       m.remote_paths = GetBool(r);
       m.command = GetBool(r);
+      m.forward = GetFeedToken(r);
       return m;
     }
     case MessageType::kSinkReady: {
@@ -681,6 +759,11 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
       m.partial_files = r.U32();
       return m;
     }
+    case MessageType::kFeedHello:
+    case MessageType::kFeedPlan:
+    case MessageType::kFeedWait:
+    case MessageType::kFeedHave:
+      return DecodeFeed(type, r);
   }
   WireReader::Fail("unknown control message type " +
                    std::to_string(static_cast<std::uint16_t>(type)));
@@ -711,7 +794,8 @@ const char* MessageName(const ControlMessage& message) {
   static constexpr const char* kNames[] = {
       "Hello",       "HelloReply", "SourceOpen", "FileList",    "SinkOpen",    "SinkReady",
       "SourceStart", "Progress",   "FileDone",   "Done",        "Error",       "Abort",
-      "Bye",         "Warning",    "Kept",       "SourceReady", "SinkConnect", "Note"};
+      "Bye",         "Warning",    "Kept",       "SourceReady", "SinkConnect", "Note",
+      "FeedHello",   "FeedPlan",   "FeedWait",   "FeedHave"};
   static_assert(std::size(kNames) == std::variant_size_v<ControlMessage>);
   return kNames[message.index()];
 }
@@ -732,5 +816,13 @@ bool IsSafeRelativePath(std::string_view path) {
 }
 
 std::string BraidVersion() { return BRAID_VERSION; }
+
+bool IsFeedToken(std::string_view token) {
+  if (token.size() != kFeedTokenLength) return false;
+  for (char c : token) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
 
 }  // namespace braid

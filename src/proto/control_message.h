@@ -33,8 +33,10 @@ namespace braid {
 /// a peer of another version reads too. 7: SourceOpen's `filters`
 /// (--exclude, --include). 8: the file entry's flags (a sparse file), hole
 /// frames, the params' `sparse_zeros` (--sparse), SourceOpen's and SinkOpen's
-/// `command` (-N), the resume list's compared piece size.
-constexpr std::uint16_t kProtocolVersion = 8;
+/// `command` (-N), the resume list's compared piece size. 9: a sink that
+/// forwards (SinkOpen's `forward`), a source that follows one (SourceOpen's
+/// `follow`), and the feed between them (FeedHello, FeedPlan, FeedWait, FeedHave).
+constexpr std::uint16_t kProtocolVersion = 9;
 /// Hello and HelloReply of this protocol version and later begin alike (the
 /// version, then braid's own version), so two versions can name each other.
 constexpr std::uint16_t kFirstNamingVersion = 6;
@@ -89,7 +91,15 @@ enum class MessageType : std::uint16_t {
   kSourceReady = 16,
   kSinkConnect = 17,
   kNote = 18,
+  kFeedHello = 19,
+  kFeedPlan = 20,
+  kFeedWait = 21,
+  kFeedHave = 22,
 };
+
+/// The name a forwarding sink's feed goes by (docs/protocol.md, "Forwarding"):
+/// 32 lowercase hex digits the agent draws at random; empty = none.
+constexpr std::size_t kFeedTokenLength = 32;
 
 /// This braid's version ("0.1.0"), which Hello and HelloReply carry.
 std::string BraidVersion();
@@ -131,6 +141,9 @@ struct SourceOpen {
   /// -N i: the one path is a shell command (`sh -c`) whose stdout is the data,
   /// listed as one stream named "pipe".
   bool command = false;
+  /// A hop of a chain: not `paths` but what the sink on this host whose feed
+  /// has this token writes, read as it arrives (`paths` then empty).
+  std::string follow{};
 };
 /// source -> agent -> sink: the file list, in chunks; `last` ends it.
 struct FileList {
@@ -207,6 +220,9 @@ struct SinkOpen {
   bool remote_paths = false;
   /// -N o: `target` is a shell command (`sh -c`) whose stdin gets the data, in order.
   bool command = false;
+  /// A hop of a chain: serve what arrives to the sources that follow this
+  /// token (SourceOpen's `follow`); empty = none.
+  std::string forward{};
 };
 /// With reverse (-z) the sink does not listen: addresses empty, port 0.
 struct SinkReady {
@@ -301,9 +317,35 @@ struct Kept {
   std::uint32_t partial_files = 0;
 };
 
-using ControlMessage = std::variant<Hello, HelloReply, SourceOpen, FileList, SinkOpen, SinkReady,
-                                    SourceStart, Progress, FileDone, Done, ErrorMessage, Abort, Bye,
-                                    Warning, Kept, SourceReady, SinkConnect, Note>;
+/// The feed: a following source -> the forwarding sink on its host, first.
+struct FeedHello {
+  std::string token;
+};
+/// The feed -> the following source, after FeedHello: where the sink puts
+/// each file (session/target_plan), then the file list as FileList chunks.
+struct FeedPlan {
+  std::uint8_t mode = 0;  ///< TargetPlan::Mode: 0 into a directory, 1 as the target
+  std::string base;       ///< TargetPlan::base
+};
+/// Following source -> feed: answer once file `file_id` has more than
+/// `have` bytes from its start, or is complete.
+struct FeedWait {
+  std::uint32_t file_id = 0;
+  std::uint64_t have = 0;
+};
+/// Feed -> following source: what the sink has of the file now.
+struct FeedHave {
+  std::uint32_t file_id = 0;
+  std::uint64_t prefix = 0;  ///< bytes from its start, written to its partial file
+  bool committed = false;    ///< verified and under its final name (then prefix = size)
+  bool ended = false;        ///< its end arrived (with -E, `digest` is the source's)
+  DigestValue digest;        ///< the first source's digest, with -E once ended; else empty
+};
+
+using ControlMessage =
+    std::variant<Hello, HelloReply, SourceOpen, FileList, SinkOpen, SinkReady, SourceStart,
+                 Progress, FileDone, Done, ErrorMessage, Abort, Bye, Warning, Kept, SourceReady,
+                 SinkConnect, Note, FeedHello, FeedPlan, FeedWait, FeedHave>;
 
 class WireWriter;
 
@@ -320,5 +362,8 @@ const char* MessageName(const ControlMessage& message);
 /// True when `path` is relative, has no empty, "." or ".." components and no NUL:
 /// the only kind of name a sink will create under its target.
 bool IsSafeRelativePath(std::string_view path);
+
+/// True for a feed token as the agent makes them: kFeedTokenLength lowercase hex digits.
+bool IsFeedToken(std::string_view token);
 
 }  // namespace braid

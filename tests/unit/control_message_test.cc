@@ -191,6 +191,11 @@ std::vector<ControlMessage> AllSamples() {
   v.push_back(SourceReady{{"10.0.0.7", "fd00::7"}, 40001});
   v.push_back(SinkConnect{{"10.0.0.7"}, 40001});
   v.push_back(Note{"dtn:~/x is /home/u/x"});
+  v.push_back(FeedHello{std::string(kFeedTokenLength, 'a')});
+  v.push_back(FeedPlan{1, "/data/run42"});
+  v.push_back(FeedWait{7, 1u << 20});
+  v.push_back(
+      FeedHave{7, 2u << 20, false, true, MakeDigestValue(std::vector<std::uint8_t>(16, 9))});
   return v;
 }
 
@@ -372,12 +377,13 @@ TEST(ControlMessageTest, SourceOpenIgnoresSizeWhenAbsent) {
   w.U8(0);
   w.U8(0);  // has_size = false
   w.U64(12345);
-  w.U8(1);   // follow_symlinks
-  w.U8(0);   // remote_paths
-  w.U8(0);   // hard_links
-  w.U32(0);  // growing_ms
-  w.U8(0);   // command
-  w.U16(0);  // no filters
+  w.U8(1);       // follow_symlinks
+  w.U8(0);       // remote_paths
+  w.U8(0);       // hard_links
+  w.U32(0);      // growing_ms
+  w.U8(0);       // command
+  w.U16(0);      // no filters
+  w.String("");  // no feed to follow
   ControlMessage m = DecodeMessage(w.Take());
   ASSERT_TRUE(std::holds_alternative<SourceOpen>(m));
   EXPECT_FALSE(std::get<SourceOpen>(m).device_size.has_value());
@@ -1419,9 +1425,10 @@ TEST(ControlMessageTest, SinkOpenCarriesTheRuleForExistingFiles) {
     EXPECT_EQ(RoundTrip(m).existing, r);
   }
   Bytes b = EncodeMessage(m);
-  // The rule is the third byte from the end (before remote_paths and command).
-  ASSERT_EQ(b[b.size() - 3], static_cast<std::uint8_t>(ExistingRule::kSizeOnly));
-  b[b.size() - 3] = 4;  // no such rule
+  // The rule comes before remote_paths, command and forward (empty: its length, 4 bytes).
+  const std::size_t at = b.size() - 7;
+  ASSERT_EQ(b[at], static_cast<std::uint8_t>(ExistingRule::kSizeOnly));
+  b[at] = 4;  // no such rule
   EXPECT_EQ(DecodeError(b), ErrorCode::kProtocol);
 }
 
@@ -1761,6 +1768,62 @@ TEST(ControlMessageTest, PortRangeAndFamilyAreChecked) {
   SourceStart bad = SampleSourceStart();
   bad.params.family = 5;
   EXPECT_EQ(DecodeError(EncodeMessage(bad)), ErrorCode::kProtocol);
+}
+
+// ---------------------------------------------------------------- the feed of a chain
+
+const char* const kToken = "0123456789abcdef0123456789abcdef";
+
+TEST(ControlMessageTest, FeedMessagesRoundTrip) {
+  EXPECT_EQ(RoundTrip(FeedHello{kToken}).token, kToken);
+  FeedPlan plan = RoundTrip(FeedPlan{0, "/srv/d"});
+  EXPECT_EQ(plan.mode, 0);
+  EXPECT_EQ(plan.base, "/srv/d");
+  FeedWait wait = RoundTrip(FeedWait{3, 99});
+  EXPECT_EQ(wait.file_id, 3u);
+  EXPECT_EQ(wait.have, 99u);
+  FeedHave have = RoundTrip(FeedHave{4, 5, true, true, {}});
+  EXPECT_EQ(have.file_id, 4u);
+  EXPECT_EQ(have.prefix, 5u);
+  EXPECT_TRUE(have.committed);
+  EXPECT_EQ(have.digest.size, 0);
+}
+
+TEST(ControlMessageTest, FollowAndForwardTokensRoundTrip) {
+  SourceOpen follow;
+  follow.follow = kToken;
+  EXPECT_EQ(RoundTrip(follow).follow, kToken);
+  SinkOpen forward = SampleSinkOpen();
+  forward.forward = kToken;
+  EXPECT_EQ(RoundTrip(forward).forward, kToken);
+  EXPECT_EQ(RoundTrip(SampleSinkOpen()).forward, "");
+}
+
+TEST(ControlMessageTest, FeedTokensMustBeHexOfTheirLength) {
+  EXPECT_TRUE(IsFeedToken(kToken));
+  EXPECT_FALSE(IsFeedToken(std::string(kToken).substr(1)));
+  EXPECT_FALSE(IsFeedToken("0123456789ABCDEF0123456789abcdef"));
+  EXPECT_FALSE(IsFeedToken("../../../../tmp/x/0123456789abcdef"));
+  EXPECT_EQ(DecodeError(EncodeMessage(FeedHello{"../x"})), ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(FeedHello{""})), ErrorCode::kProtocol);
+  SinkOpen open = SampleSinkOpen();
+  open.forward = "0123456789abcdef0123456789abcdeg";
+  EXPECT_EQ(DecodeError(EncodeMessage(open)), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, SourceOpenIsPathsOrAFeedNeverBoth) {
+  SourceOpen both;
+  both.paths = {"a"};
+  both.follow = kToken;
+  EXPECT_EQ(DecodeError(EncodeMessage(both)), ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(SourceOpen{})), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, FeedPlanAndDigestAreChecked) {
+  EXPECT_EQ(DecodeError(EncodeMessage(FeedPlan{2, "/d"})), ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(FeedPlan{0, ""})), ErrorCode::kProtocol);
+  FeedHave odd{1, 0, false, true, MakeDigestValue(std::vector<std::uint8_t>(7, 1))};
+  EXPECT_EQ(DecodeError(EncodeMessage(odd)), ErrorCode::kProtocol);
 }
 
 }  // namespace
