@@ -19,6 +19,7 @@
 #include "session/packed_list.h"
 #include "session/remote_path.h"
 #include "sink/sink_session.h"
+#include "source/follow_feed.h"
 #include "source/source_list.h"
 #include "source/source_session.h"
 #include "transport/fd_byte_stream.h"
@@ -175,6 +176,12 @@ class Server {
 
   void OpenSource(const SourceOpen& open) {
     std::vector<std::string> warnings;
+    if (!open.follow.empty()) {
+      follow_ = std::make_unique<FollowFeed>(open.follow, label_, limits_);
+      source_files_ = follow_->TakeList();
+      SendList();
+      return;
+    }
     source_files_ = BuildSourceList(
         {open.paths, open.recursive, open.follow_symlinks, open.device_size, label_,
          open.remote_paths, open.hard_links, open.growing_ms, open.filters, open.command},
@@ -182,6 +189,10 @@ class Server {
     for (const auto& note : source_files_.notes) channel_.Send(Note{note});
     source_files_.notes.clear();
     for (const auto& w : warnings) channel_.Send(Warning{w});
+    SendList();
+  }
+
+  void SendList() {
     FileList chunk;
     for (std::uint32_t id = 0; id < source_files_.entries.size(); ++id) {
       chunk.entries.push_back(source_files_.entries.Entry(id));
@@ -224,6 +235,7 @@ class Server {
       polite_ = start.params.polite;
     }
     source_ = std::make_unique<SourceSession>(std::move(source_files_), start, label_);
+    if (follow_) source_->Follow(std::move(follow_));
     if (start.params.reverse) {
       source_->ListenInstead(PlanListen(start.listen_address, SshServerAddress(),
                                         InterfaceAddresses(), start.params.family),
@@ -376,6 +388,8 @@ class Server {
   std::optional<ListBudget> budget_;  ///< the sink's count of the list the agent relays
   /// Main thread only: filled by messages, moved into the session before the worker starts.
   SourceList source_files_;
+  /// A hop of a chain: the feed the list came from, until the session takes it.
+  std::unique_ptr<FollowFeed> follow_;
   PackedList sink_list_;  ///< as source_files_: FileList's entries
   /// The pointers are set on the main thread before the worker starts and
   /// not changed while it runs (Handle refuses a second session); the

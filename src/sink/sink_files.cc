@@ -723,6 +723,24 @@ std::optional<std::uint64_t> SinkFiles::WaitForPrefix(std::uint32_t id, std::uin
   return PrefixLocked(id);
 }
 
+std::optional<ForwardState> SinkFiles::WaitForForward(std::uint32_t id, std::uint64_t have) {
+  CheckDataFile(id);
+  MutexLock lock(mutex_);
+  while (!aborted_) {
+    if (Has(id, kCommitted) || Has(id, kInPlace)) {
+      return ForwardState{list_.file_size(id), true, true, std::nullopt};
+    }
+    const SinkFile* f = FindInFlight(id);
+    if (f != nullptr && !Has(id, kBasis) && !Has(id, kAnonymous)) {
+      ForwardState now{f->ranges.ContiguousPrefix(), false, f->end_size.has_value(), std::nullopt};
+      if (f->source_digest) now.digest = *f->source_digest;
+      if (now.prefix > have || (now.ended && now.prefix >= *f->end_size)) return now;
+    }
+    cv_.wait(lock.native());
+  }
+  return std::nullopt;
+}
+
 std::uint64_t SinkFiles::PrefixLocked(std::uint32_t id) const {
   if (const SinkFile* f = FindInFlight(id)) return f->ranges.ContiguousPrefix();
   return DoneWith(id) ? list_.file_size(id) : 0;
@@ -763,6 +781,7 @@ void SinkFiles::Commit(std::uint32_t id, bool force) {
   Set(id, kCommitted);
   // A stream's end bounds what is sent again; every other file's size says it.
   if (list_.file_size(id) != kUnknownSize) EraseInFlight(id);
+  cv_.notify_all();  // a forwarding sink's feed may wait for it
 }
 
 void SinkFiles::PutInPlace(SinkFile& f, bool force) {
@@ -791,6 +810,7 @@ void SinkFiles::CommitUnchanged(std::uint32_t id) {
   bases_.Erase(id);
   Set(id, kCommitted);
   if (list_.file_size(id) != kUnknownSize) EraseInFlight(id);
+  cv_.notify_all();
 }
 
 void SinkFiles::EraseInFlight(std::uint32_t id) {

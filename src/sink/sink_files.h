@@ -60,6 +60,14 @@ struct SinkFile {
   std::unique_ptr<const DigestValue> source_digest;
 };
 
+/// What a forwarding sink's feed tells the source that follows it of one file.
+struct ForwardState {
+  std::uint64_t prefix = 0;           ///< bytes from its start written to its partial file
+  bool committed = false;             ///< verified and under its final name
+  bool ended = false;                 ///< its end arrived
+  std::optional<DigestValue> digest;  ///< the source's, from its end (-E), until committed
+};
+
 class SinkFiles {
  public:
   /// On the process's file system. Throws BraidError(kProtocol) for an entry
@@ -113,6 +121,18 @@ class SinkFiles {
   /// complete; returns the prefix. nullopt after Abort(). The verifier's
   /// call: it also says which file the verifier is at.
   std::optional<std::uint64_t> WaitForPrefix(std::uint32_t id, std::uint64_t have);
+  /// A forwarding sink's feed: blocks until file `id` has more than `have`
+  /// bytes from its start in its partial file, or all of them and its end, or
+  /// is committed. A file whose partial file does not hold all it has (one
+  /// compared with an older version) or that has none (nameless) says nothing
+  /// until it is committed. nullopt after Abort().
+  std::optional<ForwardState> WaitForForward(std::uint32_t id, std::uint64_t have);
+  /// A forwarding sink names every partial file (none is written nameless),
+  /// so the source that follows it can read each one as it arrives.
+  void NameEveryFile() {
+    MutexLock lock(mutex_);
+    anonymous_ok_ = false;
+  }
   /// -E to files: a file's end waits while it is more than `ahead` files past
   /// the verifier's, unless the verifier has waited 100 ms for data that
   /// has not arrived, so the states (and descriptors) of files ended but not

@@ -23,6 +23,7 @@
 #include "sink/block_writer.h"
 #include "sink/commit_batcher.h"
 #include "sink/file_verifier.h"
+#include "sink/forward_feed.h"
 #include "sink/open_file_budget.h"
 #include "sink/pass_coordinator.h"
 #include "sink/sink_checkpoints.h"
@@ -73,6 +74,9 @@ struct SinkSession::Impl {
   /// without a lock; the objects they point to lock themselves.
   std::function<void(const std::string&)> warn;
   std::unique_ptr<SinkFiles> files;
+  /// A hop of a chain (SinkOpen's `forward`): what the following sources read; else null.
+  /// After `files`, so it goes first.
+  std::unique_ptr<ForwardFeed> feed;
   std::unique_ptr<SinkCheckpoints> checkpoints;
   std::unique_ptr<BlockWriter> writer;
   std::unique_ptr<VerifyFeed> verify_feed;  ///< -E to files: written blocks to the verifier
@@ -170,9 +174,18 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   s.SetUpWriting(prepared.null_device, state_.bytes);
   s.Listen();
   state_.OnAbort([&s] { s.OnAbort(); });
+  if (!s.open.forward.empty()) {
+    if (s.files->plan().mode == TargetPlan::Mode::kStream) {
+      throw BraidError(ErrorCode::kUsage, s.Where(s.open.target) +
+                                              " is written in order, so no hop can read it as "
+                                              "it arrives; it cannot forward a chain");
+    }
+    s.feed = std::make_unique<ForwardFeed>(*s.files, s.open.forward, s.host);
+  }
   callbacks.ready(s.Ready(std::move(prepared.resumed)));
   s.ReceiveAll(callbacks, state_);
   if (auto e = state_.error()) {
+    if (s.feed) s.feed->Fail(e->what());
     s.CloseStreams();
     Kept kept = s.checkpoints->KeepPartials();
     if (callbacks.kept) callbacks.kept(kept);
@@ -180,6 +193,7 @@ void SinkSession::Run(const SinkCallbacks& callbacks) {
   }
   s.files->MakeHardLinks();
   s.files->FinishDirectories();
+  if (s.feed) s.feed->Finish();
   if (std::optional<std::string> refused = s.files->DirectRefused()) {
     s.warn("-u t: " + *refused +
            " when opened O_DIRECT; it and any such file were written through the page cache");

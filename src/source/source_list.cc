@@ -384,6 +384,10 @@ FileStamp SourceList::Stamp(const FileEntry& e) const {
 
 SourceFile SourceList::File(std::uint32_t id) const {
   FileEntry e = entries.Entry(id);
+  if (followed) {
+    std::string local = FinalPath(*followed, e);
+    return {std::move(e), std::move(local), FileStamp{}};
+  }
   // The last top path whose entries start at or before `id` (a top path
   // that was left out has none, and shares its start with the next one).
   const auto after = std::upper_bound(top_first_ids.begin(), top_first_ids.end(), id);

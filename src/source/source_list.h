@@ -12,6 +12,7 @@
 #include "braid/file_entry.h"
 #include "braid/path_filter_rule.h"
 #include "session/packed_list.h"
+#include "session/target_plan.h"
 #include "source/source_change.h"
 
 namespace braid {
@@ -65,6 +66,10 @@ struct SourceList {
   std::uint32_t growing_ms = 0;
   /// -N i: the one entry's local path is a shell command to read the output of.
   bool command = false;
+  /// A hop of a chain (source/follow_feed): each entry is read where the sink
+  /// being followed puts it (FinalPath, or its partial file while it arrives),
+  /// and its stamp is empty, as the file changes while it is read.
+  std::optional<TargetPlan> followed;
   SourceFile File(std::uint32_t id) const;
 
  private:

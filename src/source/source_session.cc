@@ -94,6 +94,9 @@ struct SourceSession::Impl {
   ZeroBlockHasher zero_hasher;
   /// -N i: the command whose output is being read; the reader thread's alone.
   std::unique_ptr<ShellCommand> command;
+  /// A hop of a chain: the feed of the sink being followed (it locks itself);
+  /// null otherwise. Set by Follow before Run.
+  std::unique_ptr<FollowFeed> feed;
   bool direct_refused = false;  ///< warned that a file system refuses O_DIRECT; reader only
 
   /// These lock themselves.
@@ -225,6 +228,14 @@ struct SourceSession::Impl {
                   TransferState& state);
   /// Opens a file to read it; one of more than a block is checked to be still as listed.
   UniqueFd OpenToRead(const SourceFile& f) const;
+  /// Following: waits until the sink being followed has the bytes of `step`;
+  /// true once the file is in place under its final name.
+  bool AwaitFollowed(const BlockStep& step) const;
+  /// Following: opens `f` where its data is now: its partial file while it
+  /// arrives (which keeps the data when it is renamed), else its final name.
+  UniqueFd OpenFollowed(const SourceFile& f, bool in_place) const;
+  /// Following, with -E: the digest of what was read must be the first source's.
+  void CheckFollowedDigest(std::uint32_t id, const DigestValue& read) const;
   /// A regular file's size, mtime and ctime against its listing: throws if it changed.
   void CheckUnchanged(int fd, const SourceFile& f) const;
   /// Once a regular file is read: unchanged, and nothing past its listed end.
@@ -382,13 +393,14 @@ void SourceSession::Impl::ReadFirstPass(BufferPool& pool, TransferState& state) 
       continue;
     }
     const SourceFile f = list.File(step->file_id);
+    const bool in_place = feed && AwaitFollowed(*step);
     if (open_id != step->file_id) {
       if (list.command) {
         command =
             std::make_unique<ShellCommand>(f.local_path, ShellCommand::Direction::kReadItsOutput,
                                            host, ErrorCode::kSourceUnreadable);
       }
-      fd = command ? command->TakePipe() : OpenToRead(f);
+      fd = command ? command->TakePipe() : feed ? OpenFollowed(f, in_place) : OpenToRead(f);
       OpenDirect(f);
       open_id = step->file_id;
     }
@@ -396,7 +408,39 @@ void SourceSession::Impl::ReadFirstPass(BufferPool& pool, TransferState& state) 
   }
 }
 
+bool SourceSession::Impl::AwaitFollowed(const BlockStep& step) const {
+  return feed->WaitFor(step.file_id, step.offset + step.length, false).committed;
+}
+
+UniqueFd SourceSession::Impl::OpenFollowed(const SourceFile& f, bool in_place) const {
+  if (!in_place) {
+    UniqueFd partial(::open(PartialPath(f.local_path).c_str(), O_RDONLY | O_CLOEXEC));
+    if (partial.valid() || errno != ENOENT) {
+      if (!partial.valid()) ReadFailed(f, errno);
+      return partial;
+    }
+    // Renamed into place since the feed answered.
+  }
+  UniqueFd fd(::open(f.local_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) ReadFailed(f, errno);
+  return fd;
+}
+
+void SourceSession::Impl::CheckFollowedDigest(std::uint32_t id, const DigestValue& read) const {
+  FollowedFile there = feed->WaitFor(id, list.entries.file_size(id), true);
+  // Once in place it was verified there against the first source's digest.
+  if (there.committed || !there.digest || *there.digest == read) return;
+  throw BraidError(ErrorCode::kIntegrity, (host.empty() ? "" : host + ":") +
+                                              list.File(id).local_path +
+                                              ": what was read differs from what the first "
+                                              "source sent (their digests differ)");
+}
+
 UniqueFd SourceSession::Impl::OpenToRead(const SourceFile& f) const {
+  if (feed) {
+    const std::uint64_t size = f.entry.size == kUnknownSize ? 0 : f.entry.size;
+    return OpenFollowed(f, feed->WaitFor(f.entry.id, size, false).committed);
+  }
   UniqueFd fd(f.local_path == "-" ? ::dup(STDIN_FILENO)
                                   : ::open(f.local_path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) ReadFailed(f, errno);
@@ -413,13 +457,15 @@ UniqueFd SourceSession::Impl::OpenToRead(const SourceFile& f) const {
 }
 
 void SourceSession::Impl::CheckUnchanged(int fd, const SourceFile& f) const {
-  if (f.entry.kind != FileKind::kRegular) return;  // a stream is what its reads return
+  // A stream is what its reads return; a followed file changes as it arrives.
+  if (f.entry.kind != FileKind::kRegular || feed) return;
   struct stat st {};
   if (::fstat(fd, &st) != 0) ReadFailed(f, errno);
   if (std::optional<std::string> why = DescribeChange(f.stamp, StampOf(st))) Changed(f, *why);
 }
 
 void SourceSession::Impl::CheckReadWhole(int fd, const SourceFile& f) const {
+  if (feed) return;  // the file being written there may hold more already
   CheckUnchanged(fd, f);
   // A file read only up to --size may well go on; any other must end where
   // it was listed to, whatever its size now says.
@@ -650,6 +696,7 @@ void SourceSession::Impl::HashAll(TransferState& state) {
     }
     OutFrame end;
     end.digest = digest.Finish();
+    if (feed) CheckFollowedDigest(item->file_id, end.digest);
     end.header = {.type = FrameType::kFileEnd,
                   .flags = kFlagHasDigest,
                   .file_id = item->file_id,
@@ -835,6 +882,7 @@ void SourceSession::Impl::OnAbort() {
   if (pacer) pacer->Abort();
   Pool().Close();
   if (limiter) limiter->Abort();
+  if (feed) feed->Abort();
   MutexLock lock(sockets_mutex);
   for (auto& sock : sockets) sock->Shutdown();
 }
@@ -861,6 +909,8 @@ void SourceSession::Impl::RunThreads(TransferState& state) {
   send_queue.Abort();
   for (auto& t : producers) t.join();
 }
+
+void SourceSession::Follow(std::unique_ptr<FollowFeed> feed) { impl_->feed = std::move(feed); }
 
 void SourceSession::ListenInstead(ListenPlan plan,
                                   std::function<void(const SourceReady&)> listening) {

@@ -10,6 +10,7 @@
 
 #include "proto/control_message.h"
 #include "session/transfer_state.h"
+#include "source/follow_feed.h"
 #include "source/source_list.h"
 #include "transport/listen_plan.h"
 
@@ -29,6 +30,9 @@ class SourceSession {
   /// -z: listen (as `plan` says) instead of connecting; `listening` is told
   /// where, for the agent to pass to the sink. Call before Run().
   void ListenInstead(ListenPlan plan, std::function<void(const SourceReady&)> listening);
+  /// A hop of a chain: the list came from this feed, and each block is read
+  /// once the sink being followed has written it. Call before Run().
+  void Follow(std::unique_ptr<FollowFeed> feed);
   /// Stops a running transfer from another thread.
   void Abort(const std::string& why) { state_.Abort(why); }
   TransferState& state() { return state_; }
