@@ -82,7 +82,7 @@ ALLOWED = {
     # the protocol version and SHA-256 that --deploy checks (launch/deploy).
     "launch": {"braid", "ssh", "transport", "crypto", "proto", "launch"},
     # No ssh: the agent starts its ends through launch's ServerLauncher.
-    "agent": {"braid", "crypto", "transport", "proto", "session", "report", "launch", "agent"},
+    "agent": {"braid", "crypto", "transport", "proto", "session", "report", "fanout", "launch", "agent"},
     "cli": {"braid", "cli"},
     # launch: main hands the agent the launcher that starts real processes.
     "main": {"braid", "cli", "agent", "launch", "serve"},

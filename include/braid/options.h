@@ -58,6 +58,14 @@ struct Options {
   /// many destinations"); empty for the one DST of `braid SRC... DST`.
   std::vector<Endpoint> destinations;
   Topology topology;  ///< --topology: how the data reaches `destinations`
+  /// One hop of a chain or tree (agent/layout_copy), never from the command
+  /// line: the data comes not from `sources` (which still say how many SRCs
+  /// the target plan counts) but from what the sink at `follow_from` writes,
+  /// through its feed `follow_token` (docs/protocol.md, "Forwarding").
+  std::optional<Endpoint> follow_from;
+  std::string follow_token;
+  /// This copy's sink serves a feed under this token, for the hops that follow it.
+  std::string forward_token;
 
   int streams = kDefaultStreams;                 ///< -s: 1..64 (with auto: the most, all connected)
   bool streams_auto = true;                      ///< -s auto[:MIN-MAX]; -s N turns it off

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "agent/copy_retries.h"
+#include "agent/fanout_copy.h"
 #include "agent/interrupt.h"
 #include "agent/report/console.h"
-#include "agent/star_copy.h"
 #include "session/descriptor_limit.h"
 
 namespace braid {
@@ -56,7 +56,7 @@ int RunAgent(const Options& options, ServerLauncher& launcher) {
   }
   if (options.time_limit > 0) StartTimeLimit(options.time_limit);
   InterruptBackstop backstop;
-  if (!options.destinations.empty()) return RunStar(options, launcher);
+  if (!options.destinations.empty()) return RunFanout(options, launcher);
   return RunCopyWithRetries(options, launcher, nullptr);
 }
 

@@ -41,12 +41,15 @@ int CopyAttempt::Run() {
     return Fail(e);
   }
   source_->Close(std::nullopt);
+  // A sink that forwards keeps its feed until the hops below it have attached.
+  if (watch_) watch_->AwaitFollowers();
   sink_->Close(std::nullopt);
   Report();
   return not_listed_ > 0 ? ExitCodeFor(ErrorCode::kPartial) : 0;
 }
 
 Endpoint CopyAttempt::CheckSources() const {
+  if (options_.follow_from) return *options_.follow_from;
   const Endpoint& first = options_.sources.front();
   for (const auto& s : options_.sources) {
     if (s.host != first.host || s.user != first.user) {
@@ -86,6 +89,7 @@ AgentEvent CopyAttempt::Next() {
     if (!ev) continue;
     if (stall_) stall_->OnMessage(static_cast<int>(ev->side), std::chrono::steady_clock::now());
     ServerEnd& end = ev->side == Side::kSource ? *source_ : *sink_;
+    failed_side_ = ev->side;  // if what follows throws
     if (ev->error) throw *ev->error;
     if (!ev->message) throw end.DescribeEnd();
     if (auto* err = std::get_if<ErrorMessage>(&*ev->message)) {
@@ -103,6 +107,7 @@ AgentEvent CopyAttempt::Next() {
       kept_ = *kept;
       continue;
     }
+    failed_side_.reset();
     return std::move(*ev);
   }
 }
@@ -115,6 +120,11 @@ void CopyAttempt::Unexpected(const AgentEvent& ev) {
 
 void CopyAttempt::OpenSource() {
   SourceOpen open;
+  if (!options_.follow_token.empty()) {
+    open.follow = options_.follow_token;
+    source_->Send(open);
+    return;
+  }
   for (const auto& s : options_.sources) open.paths.push_back(s.path);
   open.recursive = options_.recursive;
   open.follow_symlinks = options_.follow_symlinks;
@@ -206,6 +216,7 @@ SinkOpen CopyAttempt::MakeSinkOpen(const TransferParams& params) const {
   sink_open.fsync = options_.fsync;
   sink_open.remote_paths = sink_->is_remote();
   sink_open.command = (options_.pipes & kPipeOut) != 0;
+  sink_open.forward = options_.forward_token;
   return sink_open;
 }
 
@@ -316,7 +327,10 @@ void CopyAttempt::ReceiveFileList() {
   for (const auto& s : options_.sources) {
     asked.push_back((options_.pipes & kPipeIn) != 0 ? "pipe" : s.path);
   }
-  FileListCheck check(asked, options_.recursive, source_->is_remote());
+  // A hop of a chain relays the first source's list, checked as that was.
+  const bool remote_paths =
+      options_.follow_from ? options_.sources.front().is_remote() : source_->is_remote();
+  FileListCheck check(asked, options_.recursive, remote_paths);
   ListBudget budget(options_.list_limits, EndName(*source_, "source"));
   for (;;) {
     AgentEvent ev = Next();

@@ -48,6 +48,9 @@ class CopyAttempt {
   bool retrying() const { return retrying_; }
   /// After Run failed: the error it ended with.
   const std::optional<BraidError>& error() const { return error_; }
+  /// After Run failed: whether the source's end reported the failure (a hop
+  /// of a chain: the node it follows may have stopped), not the sink's or the agent.
+  bool source_failed() const { return failed_side_ == Side::kSource; }
 
  private:
   Endpoint CheckSources() const;
@@ -181,6 +184,8 @@ class CopyAttempt {
   std::size_t unchanged_count_ = 0;   ///< files left as they were: complete, or compared the same
   bool stream_source_ = false;        ///< a source is a pipe or stdin, which may pause
   std::optional<Kept> kept_;          ///< what the sink kept after a failure
+  /// The end whose event is being handled while Next throws; nullopt otherwise.
+  std::optional<Side> failed_side_;
 };
 
 }  // namespace braid

@@ -38,8 +38,11 @@ void CopyAttempt::SayPlan(const SinkReady& ready, const TransferParams& params) 
           " (and " + CountOf(ready.addresses.size() - 1, "other address", "other addresses") + ")";
     }
   }
-  PrintLine(stderr, "braid: %s%s, %s; %s; %s", Who().c_str(), CountOf(files_, "file").c_str(),
-            total_ ? FormatBytes(*total_).c_str() : "size unknown", where.c_str(),
+  // A hop of a chain says where its data comes from.
+  const std::string from =
+      options_.follow_from ? " from " + options_.follow_from->Display() + " as it arrives" : "";
+  PrintLine(stderr, "braid: %s%s, %s%s; %s; %s", Who().c_str(), CountOf(files_, "file").c_str(),
+            total_ ? FormatBytes(*total_).c_str() : "size unknown", from.c_str(), where.c_str(),
             CountOf(params.streams, "stream").c_str());
   if (options_.tos >= 0) {
     PrintLine(stderr, "braid: qos: tos 0x%02x", static_cast<unsigned>(options_.tos));

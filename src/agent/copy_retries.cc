@@ -40,12 +40,21 @@ int Finish(CopyWatch* watch, int code, const std::optional<BraidError>& error) {
 
 }  // namespace
 
-int RunCopyWithRetries(const Options& options, ServerLauncher& launcher, CopyWatch* watch) {
+int RunCopyWithRetries(const Options& options, ServerLauncher& launcher, CopyWatch* watch,
+                       HopSource* hop) {
   RetryPlan retry(options.retries);
+  Options chosen = options;
   for (;;) {
     try {
-      CopyAttempt attempt(options, launcher, retry, watch);
+      if (hop != nullptr) hop->Choose(chosen);
+      CopyAttempt attempt(chosen, launcher, retry, watch);
       const int code = attempt.Run();
+      if (code != 0 && hop != nullptr && attempt.error() &&
+          hop->Moved(*attempt.error(), attempt.source_failed())) {
+        // Bypassed: the node above stopped, not this copy; its retries stay whole.
+        retry = RetryPlan(options.retries);
+        continue;
+      }
       if (!attempt.retrying()) return Finish(watch, code, attempt.error());
     } catch (const BraidError& e) {
       if (watch == nullptr) PrintLine(stderr, "braid: %s", e.what());

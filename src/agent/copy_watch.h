@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -24,6 +25,8 @@ class CopyWatch {
     std::optional<std::uint64_t> total;  ///< the source's bytes; unknown for a pipe
     double data_seconds = 0;             ///< the data phases of the attempts that ended
     int retries = 0;
+    int attempts = 0;    ///< begun so far
+    bool ready = false;  ///< the latest attempt's sink answered (a feed it serves is up)
     bool finished = false;
     int exit_code = 0;                      ///< once finished
     ErrorCode error_code = ErrorCode::kOk;  ///< once finished
@@ -43,6 +46,14 @@ class CopyWatch {
 
   State Snapshot() const;
 
+  /// A chain or tree: `attached` says whether every copy that follows this
+  /// one's sink has taken what it needs from its feed (its list, and then
+  /// the feed's Done). Set before the copy's thread starts.
+  void HoldFeedFor(std::function<bool()> attached) { attached_ = std::move(attached); }
+  /// Before the copy lets its sink go: waits (in short slices, at most
+  /// kHoldFeed, not past an interrupt) until `attached` holds, so a hop that
+  /// starts as this copy ends still reads from it, not from the sources.
+  void AwaitFollowers() const;
   /// Lines that are the same for every destination (the -E digest lines) are
   /// printed by one copy only: the first to ask gets true. Shared by the
   /// watches of one star.
@@ -58,6 +69,7 @@ class CopyWatch {
   std::uint64_t earlier_bytes_ BRAID_GUARDED_BY(mu_) = 0;  ///< moved by attempts that ended
   bool started_ BRAID_GUARDED_BY(mu_) = false;
   std::atomic<bool>* digest_lines_taken_ = nullptr;  ///< set before the copy's thread starts
+  std::function<bool()> attached_;                   ///< as digest_lines_taken_
 };
 
 }  // namespace braid

@@ -1,4 +1,4 @@
-#include "agent/star_copy.h"
+#include "agent/fanout_copy.h"
 
 #include <unistd.h>
 
@@ -13,10 +13,12 @@
 #include "agent/copy_attempt.h"
 #include "agent/copy_retries.h"
 #include "agent/copy_watch.h"
+#include "agent/fanout/layouts.h"
 #include "agent/interrupt.h"
 #include "agent/report/console.h"
 #include "agent/report/progress_format.h"
 #include "agent/report/star_report.h"
+#include "security/crypto/session_secret.h"
 
 namespace braid {
 namespace {
@@ -24,13 +26,86 @@ namespace {
 /// The terminal bar is redrawn at this period.
 constexpr double kBarPeriod = 0.25;
 
-/// One destination's copy: its options (the one DST), what it reports, and
-/// the thread it runs on.
+/// How long a copy whose feed ended waits to see the node it followed stop
+/// or begin again, before it takes the failure as its own.
+constexpr auto kMoveWait = std::chrono::seconds(5);
+/// How often a copy looks at the node above it while it waits for it.
+constexpr auto kLookAgain = std::chrono::milliseconds(50);
+
+/// One destination's copy: its options (the one DST), what it reports, where
+/// it takes its data from, and the thread it runs on. All but the watch (which
+/// locks itself), the meter and the thread are set before any thread starts.
 struct Leg {
   Options options;
   CopyWatch watch;
   RateMeter meter;  ///< the star's thread's alone
+  int parent = 0;   ///< the layout's node above it: 0 the source, i + 1 destination i
   std::thread thread;
+};
+
+/// A random feed token (IsFeedToken).
+std::string NewFeedToken() {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (std::uint8_t b : RandomArray<kFeedTokenLength / 2>()) {
+    token += kHex[b >> 4];
+    token += kHex[b & 15];
+  }
+  return token;
+}
+
+/// Where one destination's copy takes its data: the nearest node above it
+/// in the layout whose copy still runs (one that stopped is bypassed; one
+/// that finished has closed its feed), or the sources.
+class LegSource final : public HopSource {
+ public:
+  LegSource(Leg& leg, const std::vector<std::unique_ptr<Leg>>& legs) : leg_(leg), legs_(legs) {}
+
+  void Choose(Options& options) override {
+    followed_ = LiveAncestor();
+    options.follow_from.reset();
+    options.follow_token.clear();
+    if (followed_ == 0) return;
+    const Leg& above = *legs_[static_cast<std::size_t>(followed_ - 1)];
+    options.follow_from = above.options.destination;
+    options.follow_token = above.options.forward_token;
+    attempt_ = above.watch.Snapshot().attempts;
+  }
+
+  bool Moved(const BraidError& error, bool from_source) override {
+    // The copy's own end, or the agent, failing is the copy's own failure.
+    if (followed_ == 0 || !from_source || error.code() != ErrorCode::kPeerLost) return false;
+    const CopyWatch& above = legs_[static_cast<std::size_t>(followed_ - 1)]->watch;
+    const auto until = std::chrono::steady_clock::now() + kMoveWait;
+    while (std::chrono::steady_clock::now() < until && PendingInterrupt() == 0) {
+      const CopyWatch::State s = above.Snapshot();
+      if (s.finished || s.attempts != attempt_) return true;
+      std::this_thread::sleep_for(kLookAgain);
+    }
+    return false;
+  }
+
+ private:
+  /// Waits until the nearest node above that has not finished is ready to feed.
+  int LiveAncestor() const {
+    for (;;) {
+      int node = leg_.parent;
+      while (node != 0) {
+        const Leg& above = *legs_[static_cast<std::size_t>(node - 1)];
+        const CopyWatch::State s = above.watch.Snapshot();
+        if (!s.finished) break;
+        node = above.parent;
+      }
+      if (node == 0 || PendingInterrupt() != 0) return node;
+      if (legs_[static_cast<std::size_t>(node - 1)]->watch.Snapshot().ready) return node;
+      std::this_thread::sleep_for(kLookAgain);
+    }
+  }
+
+  Leg& leg_;
+  const std::vector<std::unique_ptr<Leg>>& legs_;
+  int followed_ = 0;  ///< the node the latest attempt follows
+  int attempt_ = 0;   ///< that node's attempt it followed
 };
 
 Options LegOptions(const Options& all, const Endpoint& destination) {
@@ -45,9 +120,10 @@ std::string LegName(const Endpoint& d) {
   return d.is_remote() && !d.user.empty() ? d.user + "@" + d.Display() : d.Display();
 }
 
-void RunLeg(Leg& leg, ServerLauncher& launcher) {
+void RunLeg(Leg& leg, const std::vector<std::unique_ptr<Leg>>& legs, ServerLauncher& launcher) {
   try {
-    RunCopyWithRetries(leg.options, launcher, &leg.watch);
+    LegSource source(leg, legs);
+    RunCopyWithRetries(leg.options, launcher, &leg.watch, leg.parent == 0 ? nullptr : &source);
   } catch (const std::exception& e) {
     // Nothing else may leave a thread: it would end the whole agent.
     leg.watch.Finish(ExitCodeFor(ErrorCode::kInternal), ErrorCode::kInternal, e.what());
@@ -113,23 +189,73 @@ class StarDisplay {
   std::size_t last_ = 0;  ///< the bar's last width; 0 if none was drawn
 };
 
+/// The layout's parent of every node (0 the source, i + 1 destination i), in
+/// the order the destinations were given. auto is the star until the planner
+/// has measurements to weigh (docs/architecture.md, "The layout planner").
+std::vector<int> LayoutParents(Topology topology, std::size_t destinations) {
+  std::vector<int> order;
+  for (std::size_t i = 1; i <= destinations; ++i) order.push_back(static_cast<int>(i));
+  switch (topology.kind) {
+    case TopologyKind::kChain:
+      return ChainParents(destinations + 1, order);
+    case TopologyKind::kTree:
+      return TreeParents(destinations + 1, order, topology.fanout);
+    case TopologyKind::kStar:
+    case TopologyKind::kAuto:
+      break;
+  }
+  return StarParents(destinations + 1);
+}
+
+/// The layout --topology names, as the copy runs it.
+Topology RunLayout(Topology asked) {
+  return asked.kind == TopologyKind::kAuto ? Topology{TopologyKind::kStar, 0} : asked;
+}
+
+/// One leg per destination, each told its node above and, when any leg follows it, its feed.
+std::vector<std::unique_ptr<Leg>> MakeLegs(const Options& options,
+                                           std::atomic<bool>& digest_lines_taken) {
+  const std::vector<int> parents =
+      LayoutParents(RunLayout(options.topology), options.destinations.size());
+  std::vector<std::unique_ptr<Leg>> legs;
+  for (const Endpoint& d : options.destinations) {
+    auto leg = std::make_unique<Leg>();
+    leg->options = LegOptions(options, d);
+    leg->parent = parents[legs.size() + 1];
+    leg->watch.ShareDigestLines(&digest_lines_taken);
+    leg->meter.Add(0, 0);
+    legs.push_back(std::move(leg));
+  }
+  for (const auto& leg : legs) {
+    if (leg->parent == 0) continue;
+    Leg& above = *legs[static_cast<std::size_t>(leg->parent - 1)];
+    if (!above.options.forward_token.empty()) continue;
+    above.options.forward_token = NewFeedToken();
+    // Its children have their list once their sinks answered; then its Done is all they need.
+    above.watch.HoldFeedFor([&legs, node = leg->parent] {
+      for (const auto& child : legs) {
+        if (child->parent != node) continue;
+        const CopyWatch::State s = child->watch.Snapshot();
+        if (!s.finished && !s.ready) return false;
+      }
+      return true;
+    });
+  }
+  return legs;
+}
+
 }  // namespace
 
-int RunStar(const Options& options, ServerLauncher& launcher) {
+int RunFanout(const Options& options, ServerLauncher& launcher) {
   const auto start = std::chrono::steady_clock::now();
   auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   std::atomic<bool> digest_lines_taken{false};
-  std::vector<std::unique_ptr<Leg>> legs;
-  for (const Endpoint& d : options.destinations) {
-    auto leg = std::make_unique<Leg>();
-    leg->options = LegOptions(options, d);
-    leg->watch.ShareDigestLines(&digest_lines_taken);
-    leg->meter.Add(0, 0);
-    legs.push_back(std::move(leg));
+  std::vector<std::unique_ptr<Leg>> legs = MakeLegs(options, digest_lines_taken);
+  for (auto& leg : legs) {
+    leg->thread = std::thread(RunLeg, std::ref(*leg), std::cref(legs), std::ref(launcher));
   }
-  for (auto& leg : legs) leg->thread = std::thread(RunLeg, std::ref(*leg), std::ref(launcher));
   StarDisplay display(options.progress_interval);
   std::vector<DestinationStatus> now;
   for (;;) {
@@ -155,7 +281,8 @@ int RunStar(const Options& options, ServerLauncher& launcher) {
   }
   if (failed) PrintLine(stderr, "braid: %s", StarSummaryLine(now).c_str());
   if (options.json) {
-    const std::string doc = FormatStarJson(now, TopologyText({TopologyKind::kStar, 0}), seconds());
+    const std::string doc =
+        FormatStarJson(now, TopologyText(RunLayout(options.topology)), seconds());
     std::fwrite(doc.data(), 1, doc.size(), stdout);
     std::fflush(stdout);
   }

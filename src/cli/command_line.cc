@@ -277,8 +277,9 @@ void DefineSelectionOptions(CLI::App& app, RawArgs& raw, Options& options) {
              "An --exclude for each line of FILE (# and ; lines skipped; - reads stdin)", "FILE");
   repeatable("--include-from", raw.include_from, "An --include for each line of FILE", "FILE");
   app.add_option("--topology", raw.topology,
-                 "How the data reaches many destinations: star (the source sends to each; "
-                 "auto, the default, is star for now); chain and tree:K are not built yet")
+                 "How the data reaches many destinations: star (the source sends to each), "
+                 "chain (the source to the first, each to the next, block by block as it "
+                 "arrives), tree:K (each node to at most K); auto, the default, is star for now")
       ->type_name("NAME");
   app.add_option("-C,--config", options.config_file,
                  "Default options, one \"option = value\" a line (default "
@@ -674,16 +675,6 @@ void ApplyRaw(const CLI::App& app, const RawArgs& raw, Options& options) {
   ApplyNetworkOptions(app, raw, options);
 }
 
-/// --topology with destinations: only the star runs in this version.
-Topology ParseRunnableTopology(const std::string& text) {
-  Topology topology = ParseTopology(text);
-  if (topology.kind == TopologyKind::kChain || topology.kind == TopologyKind::kTree) {
-    Fail("--topology " + TopologyText(topology) +
-         " is not built yet: use star (or auto, which is star for now)");
-  }
-  return topology;
-}
-
 /// The filter options in the order they were given, the config file's first:
 /// the first rule that matches an entry decides, so order is meaning.
 std::vector<GivenFilter> GivenFilters(const CLI::App& app, const RawArgs& raw) {
@@ -752,7 +743,7 @@ void ApplyDestinations(const CLI::App& app, const RawArgs& raw, Options& options
     }
   }
   CheckDestinations(options.destinations);
-  if (app.count("--topology") > 0) options.topology = ParseRunnableTopology(raw.topology);
+  if (app.count("--topology") > 0) options.topology = ParseTopology(raw.topology);
 }
 
 /// Parses `in_order` (the arguments after the program name).
