@@ -60,8 +60,8 @@ class CheckIncludesTest(unittest.TestCase):
         self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
         self.assertEqual(result.stdout.splitlines(),
                          ['src/agent/server_end.cc:2: includes "security/ssh/ssh_connection.h": '
-                          "layer agent may include agent, braid, crypto, launch, proto, report, "
-                          "session, transport (tools/check_includes.py)"])
+                          "layer agent may include agent, braid, crypto, fanout, launch, proto, "
+                          "report, session, transport (tools/check_includes.py)"])
 
     def test_the_vocabulary_includes_nothing_above_it(self):
         plant(self.root, "include/braid/options.h",
