@@ -526,6 +526,29 @@ struct Encoder {
     w.U32(m.file_id);
     w.U64(m.have);
   }
+  void operator()(const ProbeOpen& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kProbeOpen));
+    w.String(m.listen_address);
+    w.U8(m.family);
+  }
+  void operator()(const ProbeReady& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kProbeReady));
+    PutStrings(w, m.addresses);
+    w.U16(m.port);
+  }
+  void operator()(const ProbeMeasure& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kProbeMeasure));
+    w.U32(static_cast<std::uint32_t>(m.targets.size()));
+    for (const ProbeTarget& t : m.targets) {
+      PutStrings(w, t.addresses);
+      w.U16(t.port);
+    }
+  }
+  void operator()(const ProbeResult& m) {
+    w.U16(static_cast<std::uint16_t>(MessageType::kProbeResult));
+    w.U32(static_cast<std::uint32_t>(m.rtt_us.size()));
+    for (std::uint32_t us : m.rtt_us) w.U32(us);
+  }
   void operator()(const FeedHave& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kFeedHave));
     w.U32(m.file_id);
@@ -550,6 +573,49 @@ DigestValue GetAnyDigest(WireReader& r) {
     WireReader::Fail("a digest of " + std::to_string(n) + " bytes");
   }
   return MakeDigestValue(r.Bytes(n));
+}
+
+/// A count of up to kMaxProbeTargets.
+std::uint32_t GetProbeCount(WireReader& r) {
+  const std::uint32_t n = r.U32();
+  if (n > kMaxProbeTargets) WireReader::Fail("too many probe targets");
+  return n;
+}
+
+ControlMessage DecodeProbe(MessageType type, WireReader& r) {
+  switch (type) {
+    case MessageType::kProbeOpen: {
+      ProbeOpen m;
+      m.listen_address = r.String(256);
+      m.family = r.U8();
+      if (m.family != 0 && m.family != 4 && m.family != 6) WireReader::Fail("unknown family");
+      return m;
+    }
+    case MessageType::kProbeReady: {
+      ProbeReady m;
+      m.addresses = GetStrings(r, kMaxAddresses, 256);
+      m.port = r.U16();
+      if (m.addresses.empty() || m.port == 0) WireReader::Fail("no probe address");
+      return m;
+    }
+    case MessageType::kProbeMeasure: {
+      ProbeMeasure m;
+      const std::uint32_t n = GetProbeCount(r);
+      for (std::uint32_t i = 0; i < n; ++i) {
+        ProbeTarget t;
+        t.addresses = GetStrings(r, kMaxAddresses, 256);
+        t.port = r.U16();
+        m.targets.push_back(std::move(t));
+      }
+      return m;
+    }
+    default: {
+      ProbeResult m;
+      const std::uint32_t n = GetProbeCount(r);
+      for (std::uint32_t i = 0; i < n; ++i) m.rtt_us.push_back(r.U32());
+      return m;
+    }
+  }
 }
 
 ControlMessage DecodeFeed(MessageType type, WireReader& r) {
@@ -764,6 +830,11 @@ ControlMessage DecodeBody(MessageType type, WireReader& r) {
     case MessageType::kFeedWait:
     case MessageType::kFeedHave:
       return DecodeFeed(type, r);
+    case MessageType::kProbeOpen:
+    case MessageType::kProbeReady:
+    case MessageType::kProbeMeasure:
+    case MessageType::kProbeResult:
+      return DecodeProbe(type, r);
   }
   WireReader::Fail("unknown control message type " +
                    std::to_string(static_cast<std::uint16_t>(type)));
@@ -792,10 +863,11 @@ ControlMessage DecodeMessage(std::span<const std::uint8_t> bytes) {
 
 const char* MessageName(const ControlMessage& message) {
   static constexpr const char* kNames[] = {
-      "Hello",       "HelloReply", "SourceOpen", "FileList",    "SinkOpen",    "SinkReady",
-      "SourceStart", "Progress",   "FileDone",   "Done",        "Error",       "Abort",
-      "Bye",         "Warning",    "Kept",       "SourceReady", "SinkConnect", "Note",
-      "FeedHello",   "FeedPlan",   "FeedWait",   "FeedHave"};
+      "Hello",        "HelloReply", "SourceOpen", "FileList",    "SinkOpen",    "SinkReady",
+      "SourceStart",  "Progress",   "FileDone",   "Done",        "Error",       "Abort",
+      "Bye",          "Warning",    "Kept",       "SourceReady", "SinkConnect", "Note",
+      "FeedHello",    "FeedPlan",   "FeedWait",   "FeedHave",    "ProbeOpen",   "ProbeReady",
+      "ProbeMeasure", "ProbeResult"};
   static_assert(std::size(kNames) == std::variant_size_v<ControlMessage>);
   return kNames[message.index()];
 }

@@ -95,6 +95,10 @@ enum class MessageType : std::uint16_t {
   kFeedPlan = 20,
   kFeedWait = 21,
   kFeedHave = 22,
+  kProbeOpen = 23,
+  kProbeReady = 24,
+  kProbeMeasure = 25,
+  kProbeResult = 26,
 };
 
 /// The name a forwarding sink's feed goes by (docs/protocol.md, "Forwarding"):
@@ -342,10 +346,38 @@ struct FeedHave {
   DigestValue digest;        ///< the first source's digest, with -E once ended; else empty
 };
 
+/// The probes a chain is ordered by: agent -> server, listen for TCP
+/// connects (as a sink would listen: `listen_address`, `family`).
+struct ProbeOpen {
+  std::string listen_address;  ///< empty: the server chooses
+  std::uint8_t family = 0;     ///< 4, 6, or 0 for either
+};
+/// Server -> agent: where it listens for probes.
+struct ProbeReady {
+  std::vector<std::string> addresses;
+  std::uint16_t port = 0;
+};
+/// One node to probe: where it listens.
+struct ProbeTarget {
+  std::vector<std::string> addresses;
+  std::uint16_t port = 0;
+};
+/// Agent -> server: connect to each target a few times and say how long a connect took.
+struct ProbeMeasure {
+  std::vector<ProbeTarget> targets;
+};
+/// Server -> agent: per target, the shortest connect in microseconds; 0 = none connected.
+struct ProbeResult {
+  std::vector<std::uint32_t> rtt_us;
+};
+/// Targets one ProbeMeasure may name: every destination and the source.
+constexpr std::size_t kMaxProbeTargets = 257;
+
 using ControlMessage =
     std::variant<Hello, HelloReply, SourceOpen, FileList, SinkOpen, SinkReady, SourceStart,
                  Progress, FileDone, Done, ErrorMessage, Abort, Bye, Warning, Kept, SourceReady,
-                 SinkConnect, Note, FeedHello, FeedPlan, FeedWait, FeedHave>;
+                 SinkConnect, Note, FeedHello, FeedPlan, FeedWait, FeedHave, ProbeOpen, ProbeReady,
+                 ProbeMeasure, ProbeResult>;
 
 class WireWriter;
 

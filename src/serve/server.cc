@@ -24,6 +24,7 @@
 #include "source/source_session.h"
 #include "transport/fd_byte_stream.h"
 #include "transport/listen_plan.h"
+#include "transport/rtt_probe.h"
 #include "transport/socket_tuning.h"
 
 namespace braid {
@@ -32,6 +33,10 @@ namespace {
 constexpr std::size_t kEntriesPerMessage = 4096;
 constexpr auto kProgressInterval = std::chrono::milliseconds(200);
 constexpr auto kStopGrace = std::chrono::seconds(15);
+/// Connects per probe target, and how long one may take (a node that does not
+/// answer in time is as good as unmeasured).
+constexpr int kProbeTries = 3;
+constexpr auto kProbeTimeout = std::chrono::milliseconds(1000);
 
 std::string NodeName() {
   utsname u{};
@@ -170,6 +175,8 @@ class Server {
     if (auto* list = std::get_if<FileList>(&msg)) return AddEntries(std::move(*list));
     if (auto* start = std::get_if<SourceStart>(&msg)) return StartSource(*start);
     if (auto* open = std::get_if<SinkOpen>(&msg)) return StartSink(*open);
+    if (auto* probe = std::get_if<ProbeOpen>(&msg)) return OpenProbe(*probe);
+    if (auto* measure = std::get_if<ProbeMeasure>(&msg)) return Measure(*measure);
     throw BraidError(ErrorCode::kProtocol,
                      std::string("protocol error: unexpected ") + MessageName(msg) + " message");
   }
@@ -222,6 +229,24 @@ class Server {
       }
     }
     for (const auto& e : list.entries) sink_list_.Add(e);
+  }
+
+  /// A chain is ordered by RTT: listen for the other nodes' probes, where a sink would listen.
+  void OpenProbe(const ProbeOpen& open) {
+    const ListenPlan plan =
+        PlanListen(open.listen_address, SshServerAddress(), InterfaceAddresses(), open.family);
+    probe_ = std::make_unique<ProbeListener>(plan.bind);
+    channel_.Send(ProbeReady{plan.advertise, probe_->port()});
+  }
+
+  /// Each target's connect time, the targets probed one after another so they
+  /// do not queue behind each other on this host's link.
+  void Measure(const ProbeMeasure& measure) {
+    ProbeResult result;
+    for (const ProbeTarget& t : measure.targets) {
+      result.rtt_us.push_back(MeasureConnectRtt(t.addresses, t.port, kProbeTries, kProbeTimeout));
+    }
+    channel_.Send(result);
   }
 
   void StartSource(const SourceStart& start) {
@@ -398,10 +423,11 @@ class Server {
   std::unique_ptr<SourceSession> source_;
   /// -s auto; null for a fixed count. Set as source_; used by the reporter only.
   std::unique_ptr<StreamController> controller_;
-  bool polite_ = false;                ///< set as source_; read by the reporter
-  std::unique_ptr<SinkSession> sink_;  ///< as source_
-  std::thread worker_;                 ///< main thread only (started, joined)
-  Notification work_done_;             ///< the worker's session has ended (StopWork's grace)
+  bool polite_ = false;                   ///< set as source_; read by the reporter
+  std::unique_ptr<SinkSession> sink_;     ///< as source_
+  std::unique_ptr<ProbeListener> probe_;  ///< main thread only: a chain's RTT probes
+  std::thread worker_;                    ///< main thread only (started, joined)
+  Notification work_done_;                ///< the worker's session has ended (StopWork's grace)
 };
 
 }  // namespace

@@ -196,6 +196,10 @@ std::vector<ControlMessage> AllSamples() {
   v.push_back(FeedWait{7, 1u << 20});
   v.push_back(
       FeedHave{7, 2u << 20, false, true, MakeDigestValue(std::vector<std::uint8_t>(16, 9))});
+  v.push_back(ProbeOpen{"10.0.0.1", 4});
+  v.push_back(ProbeReady{{"10.0.0.1"}, 40123});
+  v.push_back(ProbeMeasure{{ProbeTarget{{"10.0.0.2", "fd00::2"}, 40124}}});
+  v.push_back(ProbeResult{{250, 0}});
   return v;
 }
 
@@ -1817,6 +1821,23 @@ TEST(ControlMessageTest, SourceOpenIsPathsOrAFeedNeverBoth) {
   both.follow = kToken;
   EXPECT_EQ(DecodeError(EncodeMessage(both)), ErrorCode::kProtocol);
   EXPECT_EQ(DecodeError(EncodeMessage(SourceOpen{})), ErrorCode::kProtocol);
+}
+
+TEST(ControlMessageTest, ProbesRoundTripAndAreBounded) {
+  ProbeMeasure measure;
+  measure.targets.push_back({{"10.0.0.2"}, 1});
+  measure.targets.push_back({{"10.0.0.3", "10.0.1.3"}, 2});
+  ProbeMeasure out = RoundTrip(measure);
+  ASSERT_EQ(out.targets.size(), 2u);
+  EXPECT_EQ(out.targets[1].addresses[1], "10.0.1.3");
+  EXPECT_EQ(out.targets[1].port, 2);
+  EXPECT_EQ(RoundTrip(ProbeResult{{7, 0, 9}}).rtt_us, (std::vector<std::uint32_t>{7, 0, 9}));
+  EXPECT_EQ(RoundTrip(ProbeReady{{"::1"}, 5}).port, 5);
+  ProbeMeasure many;
+  many.targets.resize(kMaxProbeTargets + 1, ProbeTarget{{"10.0.0.1"}, 1});
+  EXPECT_EQ(DecodeError(EncodeMessage(many)), ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(ProbeReady{{}, 5})), ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(ProbeOpen{"", 5})), ErrorCode::kProtocol);
 }
 
 TEST(ControlMessageTest, FeedPlanAndDigestAreChecked) {
