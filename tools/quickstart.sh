@@ -73,7 +73,7 @@ test_all() {
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBRAID_TSAN=ON >/dev/null
   cmake --build build-tsan -j "$jobs" --target braid_unit_tests
   TSAN_OPTIONS=halt_on_error=1 run_tests build-tsan \
-    -R '^(BlockingQueue|BufferPool|OrderedWriter|TransferState|TokenBucket|RateLimiter|Checkpointer|FuzzRegression)Test\.'
+    -R '^(BlockingQueue|BufferPool|OrderedWriter|TransferState|TokenBucket|RateLimiter|Checkpointer|ForwardFeed|FuzzRegression)Test\.'
   echo "== every decoder fuzzed for 10 s (tools/fuzz.sh; longer runs: docs/security.md)"
   tools/fuzz.sh --seconds 10 --build build-fuzz
   echo "== clang's thread-safety analysis over every library (the BRAID_GUARDED_BY notes)"

@@ -13,11 +13,13 @@
 #include "agent/copy_attempt.h"
 #include "agent/copy_retries.h"
 #include "agent/copy_watch.h"
+#include "agent/fanout/layout_planner.h"
 #include "agent/fanout/layouts.h"
 #include "agent/interrupt.h"
 #include "agent/report/console.h"
 #include "agent/report/progress_format.h"
 #include "agent/report/star_report.h"
+#include "agent/rtt_probe.h"
 #include "security/crypto/session_secret.h"
 
 namespace braid {
@@ -40,6 +42,8 @@ struct Leg {
   CopyWatch watch;
   RateMeter meter;  ///< the star's thread's alone
   int parent = 0;   ///< the layout's node above it: 0 the source, i + 1 destination i
+  /// The node its latest attempt follows (LegSource writes, the runner's thread reads).
+  std::atomic<int> followed{0};
   std::thread thread;
 };
 
@@ -63,6 +67,7 @@ class LegSource final : public HopSource {
 
   void Choose(Options& options) override {
     followed_ = LiveAncestor();
+    leg_.followed = followed_;
     options.follow_from.reset();
     options.follow_token.clear();
     if (followed_ == 0) return;
@@ -145,6 +150,8 @@ std::vector<DestinationStatus> Statuses(std::vector<std::unique_ptr<Leg>>& legs,
     d.rate_Bps = leg->meter.CurrentRate();
     d.seconds = s.data_seconds;
     d.retries = s.retries;
+    const int from = leg->followed.load();
+    if (from > 0) d.from = LegName(legs[static_cast<std::size_t>(from - 1)]->options.destination);
     d.finished = s.finished;
     d.exit_code = s.exit_code;
     d.error_code = s.error_code;
@@ -189,34 +196,57 @@ class StarDisplay {
   std::size_t last_ = 0;  ///< the bar's last width; 0 if none was drawn
 };
 
-/// The layout's parent of every node (0 the source, i + 1 destination i), in
-/// the order the destinations were given. auto is the star until the planner
-/// has measurements to weigh (docs/architecture.md, "The layout planner").
-std::vector<int> LayoutParents(Topology topology, std::size_t destinations) {
-  std::vector<int> order;
-  for (std::size_t i = 1; i <= destinations; ++i) order.push_back(static_cast<int>(i));
-  switch (topology.kind) {
-    case TopologyKind::kChain:
-      return ChainParents(destinations + 1, order);
-    case TopologyKind::kTree:
-      return TreeParents(destinations + 1, order, topology.fanout);
-    case TopologyKind::kStar:
-    case TopologyKind::kAuto:
-      break;
-  }
-  return StarParents(destinations + 1);
-}
-
-/// The layout --topology names, as the copy runs it.
+/// The layout --topology names, as the copy runs it: auto is the star until
+/// the planner has capacities to weigh (docs/architecture.md, "The layout planner").
 Topology RunLayout(Topology asked) {
   return asked.kind == TopologyKind::kAuto ? Topology{TopologyKind::kStar, 0} : asked;
 }
 
+/// -v: the layout as laid out, a hop a line with its measured RTT.
+void SayLayout(const Options& options, const FanoutNetwork& network, const FanoutPlan& plan) {
+  PrintLine(stderr, "braid: layout %s, ordered by RTT:", TopologyText(plan.topology).c_str());
+  for (const FanoutEdge& edge : plan.edges) {
+    const auto parent = static_cast<std::size_t>(edge.parent);
+    const auto child = static_cast<std::size_t>(edge.child);
+    const std::optional<double> rtt = network.rtt.Between(parent, child);
+    const std::string from =
+        edge.parent == 0 ? std::string("the source") : options.destinations[parent - 1].Display();
+    char ms[32] = "unknown";
+    if (rtt) std::snprintf(ms, sizeof ms, "%.2f ms", *rtt);
+    PrintLine(stderr, "braid:   %s -> %s: RTT %s", from.c_str(),
+              options.destinations[child - 1].Display().c_str(), ms);
+  }
+}
+
+/// The layout's parent of every node (0 the source, i + 1 destination i). A
+/// chain or tree is laid out over the destinations ordered by the RTTs
+/// between them (agent/rtt_probe), so the hosts of one site are neighbours
+/// and the wide area is crossed once per site; a star needs no order.
+std::vector<int> LayoutParents(const Options& options, ServerLauncher& launcher) {
+  const Topology topology = RunLayout(options.topology);
+  const std::size_t nodes = options.destinations.size() + 1;
+  if (topology.kind == TopologyKind::kStar || nodes <= 2) return StarParents(nodes);
+  FanoutNetwork network;
+  network.rtt = MeasureRtts(options, launcher);
+  const std::vector<int> sites = InferSites(network.rtt);
+  for (std::size_t i = 0; i < nodes; ++i) {
+    FanoutNode node;
+    node.name = i == 0 ? "the source" : options.destinations[i - 1].Display();
+    node.site = sites[i];
+    network.nodes.push_back(std::move(node));
+  }
+  // Planned on the coarse times, so noise within a site keeps the order given there.
+  FanoutNetwork coarse = network;
+  coarse.rtt = Coarsened(network.rtt);
+  const FanoutPlan plan = PlanFanout(coarse, topology);
+  if (options.verbose > 0) SayLayout(options, network, plan);
+  return plan.parent;
+}
+
 /// One leg per destination, each told its node above and, when any leg follows it, its feed.
-std::vector<std::unique_ptr<Leg>> MakeLegs(const Options& options,
+std::vector<std::unique_ptr<Leg>> MakeLegs(const Options& options, ServerLauncher& launcher,
                                            std::atomic<bool>& digest_lines_taken) {
-  const std::vector<int> parents =
-      LayoutParents(RunLayout(options.topology), options.destinations.size());
+  const std::vector<int> parents = LayoutParents(options, launcher);
   std::vector<std::unique_ptr<Leg>> legs;
   for (const Endpoint& d : options.destinations) {
     auto leg = std::make_unique<Leg>();
@@ -252,7 +282,7 @@ int RunFanout(const Options& options, ServerLauncher& launcher) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   std::atomic<bool> digest_lines_taken{false};
-  std::vector<std::unique_ptr<Leg>> legs = MakeLegs(options, digest_lines_taken);
+  std::vector<std::unique_ptr<Leg>> legs = MakeLegs(options, launcher, digest_lines_taken);
   for (auto& leg : legs) {
     leg->thread = std::thread(RunLeg, std::ref(*leg), std::cref(legs), std::ref(launcher));
   }

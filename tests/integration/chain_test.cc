@@ -132,6 +132,8 @@ TEST_F(ChainTest, KilledMiddleDestinationIsBypassedAndARerunCompletesIt) {
     JsonValue json = JsonReader::Parse(copy.out());
     EXPECT_EQ(DestinationIn(json, to[1])["outcome"].string, "failed");
     EXPECT_EQ(DestinationIn(json, to[2])["outcome"].string, "complete");
+    EXPECT_EQ(DestinationIn(json, to[2])["from"].string, to[0]);
+    EXPECT_EQ(DestinationIn(json, to[0])["from"].type, JsonValue::Type::kNull);
     EXPECT_LT(DestinationIn(json, to[2])["bytes"].number, 1.15 * static_cast<double>(size));
   }
   EXPECT_TRUE(SameContents(src, to[0]));

@@ -145,3 +145,25 @@ TEST(ChainOrderTest, OneDestinationOrNone) {
 
 }  // namespace
 }  // namespace braid
+
+namespace braid {
+namespace {
+
+TEST(RttMatrixTest, CoarsenedTiesWhatIsWithinASiteAndKeepsTheWideArea) {
+  RttMatrix rtt(4);
+  rtt.SetBoth(0, 1, 0.31);
+  rtt.SetBoth(0, 2, 0.02);
+  rtt.SetBoth(1, 2, 0.4);
+  rtt.Set(0, 3, 50.3);
+  RttMatrix coarse = Coarsened(rtt);
+  EXPECT_EQ(coarse.Measured(0, 1), 2.0);
+  EXPECT_EQ(coarse.Measured(0, 2), 2.0);
+  EXPECT_EQ(coarse.Measured(0, 3), 52.0);
+  EXPECT_FALSE(coarse.Measured(3, 0).has_value()) << "what was not measured stays so";
+  // Noise within the site no longer reorders the chain: the order given stands.
+  EXPECT_EQ(OrderByRtt(coarse), (std::vector<int>{1, 2, 3}));
+  EXPECT_NE(OrderByRtt(rtt), (std::vector<int>{1, 2, 3}));
+}
+
+}  // namespace
+}  // namespace braid

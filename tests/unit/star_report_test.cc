@@ -100,8 +100,9 @@ TEST(StarReportTest, JsonPerDestination) {
   ok.moved = 1000;
   ok.seconds = 2;
   ok.skipped = 24;
-  const std::string doc = FormatStarJson(
-      {ok, Ended("b:/\"x\"", 8, ErrorCode::kTargetUnwritable, "b: no dir")}, "star", 3.5);
+  DestinationStatus hop = Ended("b:/\"x\"", 8, ErrorCode::kTargetUnwritable, "b: no dir");
+  hop.from = "a:/x";
+  const std::string doc = FormatStarJson({ok, hop}, "star", 3.5);
   JsonValue v = JsonReader::Parse(doc);
   EXPECT_EQ(v["start"]["topology"].string, "star");
   ASSERT_EQ(v["destinations"].array.size(), 2u);
@@ -116,6 +117,8 @@ TEST(StarReportTest, JsonPerDestination) {
   EXPECT_EQ(b["outcome"].string, "failed");
   EXPECT_EQ(b["error"].string, "b: no dir");
   EXPECT_EQ(b["exit_code"].number, 8);
+  EXPECT_EQ(b["from"].string, "a:/x");
+  EXPECT_EQ(a["from"].type, JsonValue::Type::kNull);
   EXPECT_EQ(v["end"]["exit_code"].number, 16);
   EXPECT_EQ(v["end"]["error_code"].number, 19);
   EXPECT_EQ(v["end"]["error_name"].string, "destinations-failed");

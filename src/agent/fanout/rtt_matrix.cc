@@ -1,5 +1,6 @@
 #include "agent/fanout/rtt_matrix.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -29,6 +30,17 @@ std::optional<double> RttMatrix::Between(std::size_t a, std::size_t b) const {
   std::optional<double> back = Measured(b, a);
   if (there && back) return (*there + *back) / 2;
   return there ? there : back;
+}
+
+RttMatrix Coarsened(const RttMatrix& rtt, double step_ms) {
+  RttMatrix out(rtt.size());
+  for (std::size_t from = 0; from < rtt.size(); ++from) {
+    for (std::size_t to = 0; to < rtt.size(); ++to) {
+      const std::optional<double> ms = rtt.Measured(from, to);
+      if (ms) out.Set(from, to, std::max(1.0, std::ceil(*ms / step_ms)) * step_ms);
+    }
+  }
+  return out;
 }
 
 std::vector<int> InferSites(const RttMatrix& rtt, double site_rtt_ms) {

@@ -39,6 +39,12 @@ class RttMatrix {
 /// far above a LAN's fraction of a millisecond, below any wide-area path.
 constexpr double kDefaultSiteRttMs = 2.0;
 
+/// `rtt` with every measured time rounded up to a whole number of `step_ms`
+/// (at least one step), so that differences within a site, which are noise,
+/// tie: the chain's order then keeps the order given there, and only the
+/// wide area decides.
+RttMatrix Coarsened(const RttMatrix& rtt, double step_ms = kDefaultSiteRttMs);
+
 /// Groups the nodes into sites: two nodes whose RTT is known and at most
 /// `site_rtt_ms` are at one site, and so is every node linked to them by such
 /// pairs (single linkage). Sites are numbered from 0 in the order their first

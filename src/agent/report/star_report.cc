@@ -100,6 +100,7 @@ std::string DestinationJson(const DestinationStatus& d) {
                     ", \"seconds\": " + JsonNumber(d.seconds, 6) +
                     ", \"bits_per_second\": " + JsonNumber(8 * rate, 3) +
                     ", \"retries\": " + std::to_string(d.retries) +
+                    ", \"from\": " + (d.from.empty() ? "null" : JsonQuote(d.from)) +
                     ", \"exit_code\": " + std::to_string(d.exit_code) +
                     ", \"error_code\": " + std::to_string(static_cast<int>(d.error_code)) +
                     ", \"error_name\": " + JsonQuote(ErrorName(d.error_code));

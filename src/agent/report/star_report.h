@@ -23,6 +23,8 @@ struct DestinationStatus {
   double rate_Bps = 0;                 ///< the current rate
   double seconds = 0;                  ///< its data phases so far
   int retries = 0;
+  /// A chain or tree: the destination its latest attempt took its data from; "" the sources.
+  std::string from;
   bool finished = false;
   int exit_code = 0;  ///< once finished
   ErrorCode error_code = ErrorCode::kOk;
