@@ -13,6 +13,7 @@
 #include "agent/copy_attempt.h"
 #include "agent/copy_retries.h"
 #include "agent/copy_watch.h"
+#include "agent/fanout/hop_choice.h"
 #include "agent/fanout/layout_planner.h"
 #include "agent/fanout/layouts.h"
 #include "agent/interrupt.h"
@@ -41,6 +42,7 @@ struct Leg {
   Options options;
   CopyWatch watch;
   RateMeter meter;  ///< the star's thread's alone
+  int node = 0;     ///< its own node: i + 1 for destination i
   int parent = 0;   ///< the layout's node above it: 0 the source, i + 1 destination i
   /// The node its latest attempt follows (LegSource writes, the runner's thread reads).
   std::atomic<int> followed{0};
@@ -93,16 +95,15 @@ class LegSource final : public HopSource {
  private:
   /// Waits until the nearest node above that has not finished is ready to feed.
   int LiveAncestor() const {
+    std::vector<int> parent{-1};
+    for (const auto& leg : legs_) parent.push_back(leg->parent);
+    const auto state = [this](int node) {
+      const CopyWatch::State s = legs_[static_cast<std::size_t>(node - 1)]->watch.Snapshot();
+      return HopState{s.finished, s.ready};
+    };
     for (;;) {
-      int node = leg_.parent;
-      while (node != 0) {
-        const Leg& above = *legs_[static_cast<std::size_t>(node - 1)];
-        const CopyWatch::State s = above.watch.Snapshot();
-        if (!s.finished) break;
-        node = above.parent;
-      }
-      if (node == 0 || PendingInterrupt() != 0) return node;
-      if (legs_[static_cast<std::size_t>(node - 1)]->watch.Snapshot().ready) return node;
+      if (std::optional<int> node = NodeToFollow(parent, leg_.node, state)) return *node;
+      if (PendingInterrupt() != 0) return 0;  // the attempt stops at once
       std::this_thread::sleep_for(kLookAgain);
     }
   }
@@ -251,6 +252,7 @@ std::vector<std::unique_ptr<Leg>> MakeLegs(const Options& options, ServerLaunche
   for (const Endpoint& d : options.destinations) {
     auto leg = std::make_unique<Leg>();
     leg->options = LegOptions(options, d);
+    leg->node = static_cast<int>(legs.size()) + 1;
     leg->parent = parents[legs.size() + 1];
     leg->watch.ShareDigestLines(&digest_lines_taken);
     leg->meter.Add(0, 0);
