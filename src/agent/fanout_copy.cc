@@ -80,8 +80,13 @@ class LegSource final : public HopSource {
   }
 
   bool Moved(const BraidError& error, bool from_source) override {
-    // The copy's own end, or the agent, failing is the copy's own failure.
-    if (followed_ == 0 || !from_source || error.code() != ErrorCode::kPeerLost) return false;
+    // The copy's own end, or the agent, failing is the copy's own failure. Its
+    // source lost the feed (15), or read what the node above wrote and found it
+    // differs from the first source's (13): the node above may have stopped.
+    if (followed_ == 0 || !from_source ||
+        (error.code() != ErrorCode::kPeerLost && error.code() != ErrorCode::kIntegrity)) {
+      return false;
+    }
     const CopyWatch& above = legs_[static_cast<std::size_t>(followed_ - 1)]->watch;
     const auto until = std::chrono::steady_clock::now() + kMoveWait;
     while (std::chrono::steady_clock::now() < until && PendingInterrupt() == 0) {
