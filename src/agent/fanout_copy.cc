@@ -21,7 +21,7 @@
 #include "agent/report/progress_format.h"
 #include "agent/report/star_report.h"
 #include "agent/rtt_probe.h"
-#include "security/crypto/session_secret.h"
+#include "session/feed_socket.h"
 
 namespace braid {
 namespace {
@@ -48,17 +48,6 @@ struct Leg {
   std::atomic<int> followed{0};
   std::thread thread;
 };
-
-/// A random feed token (IsFeedToken).
-std::string NewFeedToken() {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string token;
-  for (std::uint8_t b : RandomArray<kFeedTokenLength / 2>()) {
-    token += kHex[b >> 4];
-    token += kHex[b & 15];
-  }
-  return token;
-}
 
 /// Where one destination's copy takes its data: the nearest node above it
 /// in the layout whose copy still runs (one that stopped is bypassed; one

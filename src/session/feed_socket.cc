@@ -8,6 +8,8 @@
 #include <cstring>
 
 #include "braid/error.h"
+#include "proto/control_message.h"
+#include "security/crypto/session_secret.h"
 
 namespace braid {
 namespace {
@@ -26,6 +28,16 @@ socklen_t AddressOf(std::string_view token, sockaddr_un& addr) {
 std::string FeedName(std::string_view token) { return "the feed braid-feed-" + std::string(token); }
 
 }  // namespace
+
+std::string NewFeedToken() {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (std::uint8_t b : RandomArray<kFeedTokenLength / 2>()) {
+    token += kHex[b >> 4];
+    token += kHex[b & 15];
+  }
+  return token;
+}
 
 FeedListener::FeedListener(std::string_view token, const std::string& host)
     : fd_(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) {

@@ -14,6 +14,9 @@
 
 namespace braid {
 
+/// A fresh token (IsFeedToken): 16 bytes from OpenSSL's CSPRNG, in hex.
+std::string NewFeedToken();
+
 /// The listening end: listens until destroyed.
 class FeedListener {
  public:

@@ -7,10 +7,8 @@
 // completes it, moving no more than it lacked.
 
 #include <gtest/gtest.h>
-#include <signal.h>
 
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,16 +24,12 @@ namespace braid {
 namespace {
 
 using testing::BackgroundBraid;
-using testing::ChildWithOpen;
 using testing::DestinationIn;
 using testing::JsonReader;
 using testing::JsonValue;
-using testing::MakeTree;
 using testing::RunBraid;
 using testing::SameContents;
 using testing::TreeDifferences;
-using testing::TreeFile;
-using testing::WaitFor;
 using testing::WritePatternFile;
 
 constexpr std::uint64_t kMiB = 1u << 20;
@@ -54,16 +48,10 @@ class ChainTest : public testing::SshdTest {
 };
 
 TEST_F(ChainTest, TreeWithTimesAndHashThroughThreeHops) {
-  const std::string src = dir + "/one.bin";
-  WritePatternFile(src, 9 * kMiB + 123, 7);
-  const std::string tree =
-      MakeTree(dir + "/tree", {TreeFile("a.bin", 3 * kMiB + 5), TreeFile("sub/b.bin", 70000),
-                               TreeFile("sub/deeper/c.bin", 0)});
-  std::vector<std::string> dsts;
-  for (const char* name : {"r1", "r2", "l3"}) {
-    std::filesystem::create_directory(dir + "/" + name);
-    dsts.push_back(dir + "/" + name);
-  }
+  const testing::FileAndTree made = testing::MakeFileAndTree(dir);
+  const std::string& src = made.file;
+  const std::string& tree = made.tree;
+  const std::vector<std::string>& dsts = made.destinations;
   // Two remote hops over ssh, then a local one: each hop its own sessions.
   const std::vector<std::string> to{Remote(dsts[0] + "/"), Remote(dsts[1] + "/"), dsts[2] + "/"};
   auto r = RunBraid({"--json", "-v", "-e", "-p", "-r", "--topology", "chain", src, tree, "--to",
@@ -117,12 +105,9 @@ TEST_F(ChainTest, KilledMiddleDestinationIsBypassedAndARerunCompletesIt) {
                                       to[0],    "--to",       to[1],     "--to", to[2]};
   {
     BackgroundBraid copy(args, dir);
-    ASSERT_TRUE(WaitFor([&] { return testing::JournaledBytes(to[1]) >= size / 4; }, 20))
-        << copy.err();
     // k2's sink: the one child with k2's journal open (k3's source reads only k2's partial file).
-    std::optional<pid_t> sink = ChildWithOpen(copy.pid(), to[1] + ".braid-journal");
-    ASSERT_TRUE(sink.has_value()) << "no child of braid " << copy.pid() << " has k2's journal";
-    ASSERT_EQ(::kill(*sink, SIGKILL), 0);
+    testing::KillSinkOnceJournaled(copy, to[1], size / 4, to[1] + ".braid-journal");
+    if (HasFatalFailure()) return;
     EXPECT_EQ(copy.Wait(60), testing::kSomeDestinationsFailed) << copy.err();
     EXPECT_NE(copy.err().find("braid: " + to[1] + " failed: "), std::string::npos) << copy.err();
     EXPECT_NE(copy.err().find("1 of 3 destinations failed"), std::string::npos) << copy.err();

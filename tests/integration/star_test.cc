@@ -6,12 +6,10 @@
 // completes only it, resuming what it kept.
 
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,16 +27,12 @@ namespace braid {
 namespace {
 
 using testing::BackgroundBraid;
-using testing::ChildWithOpen;
 using testing::Exists;
 using testing::JsonReader;
 using testing::JsonValue;
-using testing::MakeTree;
 using testing::RunBraid;
 using testing::SameContents;
 using testing::TreeDifferences;
-using testing::TreeFile;
-using testing::WaitFor;
 using testing::WritePatternFile;
 
 constexpr std::uint64_t kMiB = 1u << 20;
@@ -52,30 +46,22 @@ class StarTest : public testing::SshdTest {
 };
 
 TEST_F(StarTest, FileAndTreeWithHashToThreeDestinations) {
-  const std::string src = dir + "/one.bin";
-  WritePatternFile(src, 9 * kMiB + 123, 7);
-  const std::string tree =
-      MakeTree(dir + "/tree", {TreeFile("a.bin", 3 * kMiB + 5), TreeFile("sub/b.bin", 70000),
-                               TreeFile("sub/deeper/c.bin", 0)});
-  std::vector<std::string> dsts;
-  for (const char* name : {"r1", "r2", "l3"}) {
-    std::filesystem::create_directory(dir + "/" + name);
-    dsts.push_back(dir + "/" + name);
-  }
+  const testing::FileAndTree made = testing::MakeFileAndTree(dir);
+  const std::vector<std::string>& dsts = made.destinations;
   // Two remote destinations over ssh, one local: each is a session of its own.
   const std::vector<std::string> to{Remote(dsts[0] + "/"), Remote(dsts[1] + "/"), dsts[2] + "/"};
-  auto r = RunBraid(
-      {"--json", "-e", "-p", "-r", src, tree, "--to", to[0], "--to", to[1], "--to", to[2]});
+  auto r = RunBraid({"--json", "-e", "-p", "-r", made.file, made.tree, "--to", to[0], "--to", to[1],
+                     "--to", to[2]});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   JsonValue json = JsonReader::Parse(r.out);
   EXPECT_EQ(json["end"]["complete"].number, 3);
   EXPECT_EQ(json["end"]["exit_code"].number, 0);
   for (std::size_t i = 0; i < dsts.size(); ++i) {
     std::string why;
-    EXPECT_TRUE(SameContents(src, dsts[i] + "/one.bin", &why)) << dsts[i] << ": " << why;
-    EXPECT_EQ(TreeDifferences(tree, dsts[i] + "/tree"), "") << dsts[i];
+    EXPECT_TRUE(SameContents(made.file, dsts[i] + "/one.bin", &why)) << dsts[i] << ": " << why;
+    EXPECT_EQ(TreeDifferences(made.tree, dsts[i] + "/tree"), "") << dsts[i];
     EXPECT_EQ(Leg(json, to[i])["outcome"].string, "complete");
-    EXPECT_EQ(Leg(json, to[i])["bytes"].number, 9 * kMiB + 123 + 3 * kMiB + 5 + 70000);
+    EXPECT_EQ(Leg(json, to[i])["bytes"].number, made.bytes);
   }
 }
 
@@ -160,12 +146,9 @@ TEST_F(StarTest, SinkKilledMidCopyTheOthersCompleteAndARerunResumesIt) {
   std::uint64_t kept = 0;
   {
     BackgroundBraid copy(args, dir);
-    ASSERT_TRUE(WaitFor([&] { return testing::JournaledBytes(to[1]) >= size / 4; }, 20))
-        << copy.err();
     // k2's sink: the child of this braid that has k2's partial file open.
-    std::optional<pid_t> sink = ChildWithOpen(copy.pid(), to[1] + ".braid-part");
-    ASSERT_TRUE(sink.has_value()) << "no child of braid " << copy.pid() << " has k2 open";
-    ASSERT_EQ(::kill(*sink, SIGKILL), 0);
+    testing::KillSinkOnceJournaled(copy, to[1], size / 4, to[1] + ".braid-part");
+    if (HasFatalFailure()) return;
     EXPECT_EQ(copy.Wait(30), kStarFailed) << copy.err();
     EXPECT_NE(copy.err().find("braid: " + to[1] + " failed: "), std::string::npos) << copy.err();
     // -P: the star's line, the destinations done and the slowest and fastest running.
@@ -203,11 +186,8 @@ TEST_F(StarTest, AKilledSinkIsRetriedAloneAndCompletes) {
   const std::vector<std::string> to{dir + "/r1.bin", dir + "/r2.bin"};
   BackgroundBraid copy({"--json", "--retry", "1", "-x", "12M", src, "--to", to[0], "--to", to[1]},
                        dir);
-  ASSERT_TRUE(WaitFor([&] { return testing::JournaledBytes(to[0]) >= size / 4; }, 20))
-      << copy.err();
-  std::optional<pid_t> sink = ChildWithOpen(copy.pid(), to[0] + ".braid-part");
-  ASSERT_TRUE(sink.has_value());
-  ASSERT_EQ(::kill(*sink, SIGKILL), 0);
+  testing::KillSinkOnceJournaled(copy, to[0], size / 4, to[0] + ".braid-part");
+  if (HasFatalFailure()) return;
   ASSERT_EQ(copy.Wait(30), 0) << copy.err();
   EXPECT_TRUE(SameContents(src, to[0]));
   EXPECT_TRUE(SameContents(src, to[1]));

@@ -3,7 +3,12 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "support/journal_probe.h"
 #include "support/process_runner.h"
+#include "support/test_files.h"
 
 namespace braid::testing {
 
@@ -25,6 +30,31 @@ std::optional<pid_t> ChildWithOpen(pid_t parent, const std::string& path) {
     }
   }
   return std::nullopt;
+}
+
+FileAndTree MakeFileAndTree(const std::string& dir) {
+  constexpr std::uint64_t kMiB = 1u << 20;
+  FileAndTree made;
+  made.file = dir + "/one.bin";
+  WritePatternFile(made.file, 9 * kMiB + 123, 7);
+  made.tree =
+      MakeTree(dir + "/tree", {TreeFile("a.bin", 3 * kMiB + 5), TreeFile("sub/b.bin", 70000),
+                               TreeFile("sub/deeper/c.bin", 0)});
+  made.bytes = 9 * kMiB + 123 + 3 * kMiB + 5 + 70000;
+  for (const char* name : {"r1", "r2", "l3"}) {
+    std::filesystem::create_directory(dir + "/" + name);
+    made.destinations.push_back(dir + "/" + name);
+  }
+  return made;
+}
+
+void KillSinkOnceJournaled(const BackgroundBraid& copy, const std::string& target,
+                           std::uint64_t bytes, const std::string& open) {
+  ASSERT_TRUE(WaitFor([&] { return JournaledBytes(target) >= bytes; }, 20))
+      << target << " never journaled " << bytes << " bytes: " << copy.err();
+  std::optional<pid_t> sink = ChildWithOpen(copy.pid(), open);
+  ASSERT_TRUE(sink.has_value()) << "no child of braid " << copy.pid() << " has " << open << " open";
+  ASSERT_EQ(::kill(*sink, SIGKILL), 0);
 }
 
 }  // namespace braid::testing

@@ -3,9 +3,12 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "support/background_braid.h"
 #include "support/mini_json.h"
 
 namespace braid::testing {
@@ -20,5 +23,22 @@ const JsonValue& DestinationIn(const JsonValue& json, const std::string& d);
 /// destination's sink, told apart from the other servers (a journal only
 /// its sink holds open), so a test kills exactly that one.
 std::optional<pid_t> ChildWithOpen(pid_t parent, const std::string& path);
+
+/// What a copy of a file and a tree to three destinations starts from: a
+/// file of 9 MiB and a tree (a.bin, sub/b.bin, an empty sub/deeper/c.bin)
+/// under `dir`, and three empty directories there for the destinations.
+struct FileAndTree {
+  std::string file;
+  std::string tree;
+  std::vector<std::string> destinations;  ///< dir/r1, dir/r2, dir/l3
+  std::uint64_t bytes = 0;                ///< of the file and the tree together
+};
+FileAndTree MakeFileAndTree(const std::string& dir);
+
+/// Once `target`'s journal holds at least `bytes`, SIGKILLs the child of `copy`
+/// that has `open` open (a sink: its partial file or journal). Fails the test,
+/// naming what it waited for, when either does not happen in 20 s.
+void KillSinkOnceJournaled(const BackgroundBraid& copy, const std::string& target,
+                           std::uint64_t bytes, const std::string& open);
 
 }  // namespace braid::testing

@@ -15,9 +15,10 @@
 #include "braid/error.h"
 #include "fake_sink_file_system.h"
 #include "proto/control_message.h"
-#include "security/crypto/session_secret.h"
+#include "session/feed_socket.h"
 #include "sink/forward_feed.h"
 #include "sink/sink_files.h"
+#include "sink_entry.h"
 #include "source/follow_feed.h"
 #include "thrown_code.h"
 
@@ -25,26 +26,6 @@ namespace braid {
 namespace {
 
 using testing::FakeSinkFileSystem;
-
-FileEntry Entry(std::uint32_t id, FileKind kind, std::string path, std::uint64_t size = 0) {
-  FileEntry e;
-  e.id = id;
-  e.kind = kind;
-  e.path = std::move(path);
-  e.size = size;
-  e.mode = kind == FileKind::kDirectory ? 0755 : 0644;
-  return e;
-}
-
-/// A fresh token, so tests that run at once never share a feed.
-std::string Token() {
-  std::string token;
-  for (std::uint8_t b : RandomArray<kFeedTokenLength / 2>()) {
-    token += "0123456789abcdef"[b >> 4];
-    token += "0123456789abcdef"[b & 15];
-  }
-  return token;
-}
 
 class ForwardFeedTest : public ::testing::Test {
  protected:
@@ -126,7 +107,7 @@ TEST_F(ForwardFeedTest, AbortEndsAWaitAndADirectoryIsRefused) {
 }
 
 TEST_F(ForwardFeedTest, AFollowerGetsThePlanAndTheListThenEachFileAsItArrives) {
-  const std::string token = Token();
+  const std::string token = NewFeedToken();
   ForwardFeed feed(files_, token, "sinkhost");
   FollowFeed follow(token, "sinkhost");
   SourceList list = follow.TakeList();
@@ -154,7 +135,7 @@ TEST_F(ForwardFeedTest, AFollowerGetsThePlanAndTheListThenEachFileAsItArrives) {
 }
 
 TEST_F(ForwardFeedTest, AFailedSinkIsNamedToItsFollower) {
-  const std::string token = Token();
+  const std::string token = NewFeedToken();
   ForwardFeed feed(files_, token, "sinkhost");
   FollowFeed follow(token, "nexthost");
   std::thread failing([&] {
@@ -174,9 +155,9 @@ TEST_F(ForwardFeedTest, AFailedSinkIsNamedToItsFollower) {
 }
 
 TEST_F(ForwardFeedTest, NoFeedOfThatTokenIsRefused) {
-  const std::string token = Token();
+  const std::string token = NewFeedToken();
   ForwardFeed feed(files_, token, "sinkhost");
-  EXPECT_EQ(ThrownCode([&] { FollowFeed wrong(Token(), "h"); }), ErrorCode::kPeerLost);
+  EXPECT_EQ(ThrownCode([&] { FollowFeed wrong(NewFeedToken(), "h"); }), ErrorCode::kPeerLost);
   // The right one still works after a miss.
   FollowFeed right(token, "h");
   EXPECT_EQ(right.TakeList().entries.size(), 3u);

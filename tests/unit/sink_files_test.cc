@@ -17,6 +17,7 @@
 
 #include "braid/error.h"
 #include "fake_sink_file_system.h"
+#include "sink_entry.h"
 #include "thrown_code.h"
 
 namespace braid {
@@ -24,16 +25,6 @@ namespace {
 
 using testing::FakeSinkFileSystem;
 using Missing = std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>>;
-
-FileEntry Entry(std::uint32_t id, FileKind kind, std::string path, std::uint64_t size = 0) {
-  FileEntry e;
-  e.id = id;
-  e.kind = kind;
-  e.path = std::move(path);
-  e.size = size;
-  e.mode = kind == FileKind::kDirectory ? 0755 : 0644;
-  return e;
-}
 
 /// Everything lands inside the fake's directory /t.
 TargetPlan IntoT() { return TargetPlan{TargetPlan::Mode::kIntoDirectory, "/t"}; }
