@@ -14,6 +14,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <random>
 
 #include "braid/error.h"
 
@@ -59,7 +60,8 @@ std::optional<std::uint32_t> TimeOneConnect(const addrinfo& ai, std::chrono::mil
 
 }  // namespace
 
-ProbeListener::ProbeListener(const std::string& bind_address)
+ProbeListener::ProbeListener(const std::string& bind_address, std::uint16_t port_min,
+                             std::uint16_t port_max)
     : stop_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
   auto fail = [&](int err) {
     throw BraidError(ErrorCode::kDataConnect,
@@ -69,15 +71,28 @@ ProbeListener::ProbeListener(const std::string& bind_address)
   if (!ai) fail(EINVAL);
   fd_.Reset(::socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd_.valid() || !stop_.valid()) fail(errno);
-  if (::bind(fd_.get(), ai->ai_addr, ai->ai_addrlen) != 0 || ::listen(fd_.get(), 64) != 0) {
-    fail(errno);
-  }
+  if (const int err = BindInRange(bind_address, port_min, port_max); err != 0) fail(err);
+  if (::listen(fd_.get(), 64) != 0) fail(errno);
   sockaddr_storage bound{};
   socklen_t len = sizeof bound;
   if (::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&bound), &len) != 0) fail(errno);
   port_ = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
                                             : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
   thread_ = std::thread([this] { AnswerLoop(); });
+}
+
+int ProbeListener::BindInRange(const std::string& bind_address, std::uint16_t port_min,
+                               std::uint16_t port_max) {
+  const std::uint32_t span = port_min == 0 ? 1 : std::uint32_t{port_max} - port_min + 1;
+  const auto start = static_cast<std::uint32_t>(std::random_device{}() % span);
+  int err = EADDRINUSE;
+  for (std::uint32_t i = 0; i < span && err == EADDRINUSE; ++i) {
+    const std::uint16_t port =
+        port_min == 0 ? 0 : static_cast<std::uint16_t>(port_min + (start + i) % span);
+    auto ai = Numeric(bind_address, port);
+    err = ::bind(fd_.get(), ai->ai_addr, ai->ai_addrlen) == 0 ? 0 : errno;
+  }
+  return err;
 }
 
 ProbeListener::~ProbeListener() {

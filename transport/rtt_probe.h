@@ -17,8 +17,11 @@ namespace braid {
 class ProbeListener {
  public:
   /// Listens on a free port of `bind_address` (numeric; "::" or "0.0.0.0" for
-  /// any). Throws BraidError(kDataConnect) naming the address.
-  explicit ProbeListener(const std::string& bind_address);
+  /// any): any port, or with `port_min` > 0 one of `port_min..port_max` (-Z,
+  /// for a firewall that opens only those), tried once each from a random
+  /// start. Throws BraidError(kDataConnect) naming the address.
+  ProbeListener(const std::string& bind_address, std::uint16_t port_min = 0,
+                std::uint16_t port_max = 0);
   /// Stops answering and joins its thread.
   ~ProbeListener();
   ProbeListener(const ProbeListener&) = delete;
@@ -28,6 +31,8 @@ class ProbeListener {
 
  private:
   void AnswerLoop();
+  /// Binds a port of the range; the errno of the last try, or 0.
+  int BindInRange(const std::string& bind_address, std::uint16_t port_min, std::uint16_t port_max);
 
   UniqueFd fd_;
   UniqueFd stop_;  ///< an eventfd, readable once the destructor runs

@@ -85,7 +85,8 @@ void OpenAll(std::vector<std::unique_ptr<ProbeNode>>& nodes, const Options& opti
   for (auto& node : nodes) {
     if (node->end) {
       node->end->Send(ProbeOpen{node->end->is_remote() ? "" : local,
-                                static_cast<std::uint8_t>(options.family)});
+                                static_cast<std::uint8_t>(options.family), options.port_min,
+                                options.port_max});
     }
   }
   for (auto& node : nodes) {

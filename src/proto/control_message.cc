@@ -530,6 +530,8 @@ struct Encoder {
     w.U16(static_cast<std::uint16_t>(MessageType::kProbeOpen));
     w.String(m.listen_address);
     w.U8(m.family);
+    w.U16(m.port_min);
+    w.U16(m.port_max);
   }
   void operator()(const ProbeReady& m) {
     w.U16(static_cast<std::uint16_t>(MessageType::kProbeReady));
@@ -589,6 +591,11 @@ ControlMessage DecodeProbe(MessageType type, WireReader& r) {
       m.listen_address = r.String(256);
       m.family = r.U8();
       if (m.family != 0 && m.family != 4 && m.family != 6) WireReader::Fail("unknown family");
+      m.port_min = r.U16();
+      m.port_max = r.U16();
+      if ((m.port_min == 0) != (m.port_max == 0) || m.port_min > m.port_max) {
+        WireReader::Fail("bad probe port range");
+      }
       return m;
     }
     case MessageType::kProbeReady: {

@@ -351,6 +351,8 @@ struct FeedHave {
 struct ProbeOpen {
   std::string listen_address;  ///< empty: the server chooses
   std::uint8_t family = 0;     ///< 4, 6, or 0 for either
+  std::uint16_t port_min = 0;  ///< -Z: listen on one of these ports; 0 = any
+  std::uint16_t port_max = 0;
 };
 /// Server -> agent: where it listens for probes.
 struct ProbeReady {

@@ -235,7 +235,7 @@ class Server {
   void OpenProbe(const ProbeOpen& open) {
     const ListenPlan plan =
         PlanListen(open.listen_address, SshServerAddress(), InterfaceAddresses(), open.family);
-    probe_ = std::make_unique<ProbeListener>(plan.bind);
+    probe_ = std::make_unique<ProbeListener>(plan.bind, open.port_min, open.port_max);
     channel_.Send(ProbeReady{plan.advertise, probe_->port()});
   }
 

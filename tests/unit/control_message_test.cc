@@ -196,7 +196,7 @@ std::vector<ControlMessage> AllSamples() {
   v.push_back(FeedWait{7, 1u << 20});
   v.push_back(
       FeedHave{7, 2u << 20, false, true, MakeDigestValue(std::vector<std::uint8_t>(16, 9))});
-  v.push_back(ProbeOpen{"10.0.0.1", 4});
+  v.push_back(ProbeOpen{"10.0.0.1", 4, 40000, 40010});
   v.push_back(ProbeReady{{"10.0.0.1"}, 40123});
   v.push_back(ProbeMeasure{{ProbeTarget{{"10.0.0.2", "fd00::2"}, 40124}}});
   v.push_back(ProbeResult{{250, 0}});
@@ -1838,6 +1838,9 @@ TEST(ControlMessageTest, ProbesRoundTripAndAreBounded) {
   EXPECT_EQ(DecodeError(EncodeMessage(many)), ErrorCode::kProtocol);
   EXPECT_EQ(DecodeError(EncodeMessage(ProbeReady{{}, 5})), ErrorCode::kProtocol);
   EXPECT_EQ(DecodeError(EncodeMessage(ProbeOpen{"", 5})), ErrorCode::kProtocol);
+  EXPECT_EQ(RoundTrip(ProbeOpen{"", 4, 50000, 50001}).port_max, 50001);
+  EXPECT_EQ(DecodeError(EncodeMessage(ProbeOpen{"", 4, 50001, 50000})), ErrorCode::kProtocol);
+  EXPECT_EQ(DecodeError(EncodeMessage(ProbeOpen{"", 4, 0, 50000})), ErrorCode::kProtocol);
 }
 
 TEST(ControlMessageTest, FeedPlanAndDigestAreChecked) {
