@@ -119,11 +119,15 @@ for t in tools:
         s = f"**{statistics.median(v):.2f}** ({min(v):.2f}-{max(v):.2f})"
         if len(v) != max(len(x) for x in g.values()):
             s += f" n={len(v)}"
+        slow = sum(1 for x in v if x > 2 * min(v))
+        if slow:
+            s += f" [{slow} slow]"
         cells.append(s)
     L.append(f"| {names[t]} | " + " | ".join(cells) + " |")
 L.append("")
 L.append("Seconds until every destination holds the file: **median** (min-max) of "
-         f"{min(len(v) for v in g.values())}-{max(len(v) for v in g.values())} runs.")
+         f"{min(len(v) for v in g.values())}-{max(len(v) for v in g.values())} runs; "
+         "[k slow]: k runs took more than twice the row's fastest.")
 L.append("")
 L.append("| ratio of medians | " + " | ".join(f"N = {n}" for n in ns) + " |")
 L.append("|---|" + "---:|" * len(ns))
