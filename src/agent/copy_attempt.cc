@@ -79,8 +79,18 @@ double CopyAttempt::DataSeconds() const { return data_start_s_ ? Elapsed() - *da
 AgentEvent CopyAttempt::Next() {
   for (;;) {
     ThrowIfInterrupted();
+    if (upstream_stopped_ && upstream_stopped_()) {
+      failed_side_ = Side::kSource;
+      throw BraidError(ErrorCode::kPeerLost, options_.follow_from->Display() +
+                                                 ", which this copy's data comes from, stopped");
+    }
     if (stall_) {
-      if (auto why = stall_->Check(std::chrono::steady_clock::now())) {
+      const auto now = std::chrono::steady_clock::now();
+      if (auto why = stall_->Check(now)) {
+        // A sink that went silent is this copy's own; data that stopped coming
+        // while both report is the source's side (for a hop, the node above).
+        failed_side_ =
+            stall_->Silent(static_cast<int>(Side::kSink), now) ? Side::kSink : Side::kSource;
         throw BraidError(ErrorCode::kStalled, *why);
       }
     }

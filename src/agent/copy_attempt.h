@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +42,11 @@ class CopyAttempt {
         start_(std::chrono::steady_clock::now()) {}
   CopyAttempt(const CopyAttempt&) = delete;
   CopyAttempt& operator=(const CopyAttempt&) = delete;
+
+  /// A hop of a chain: the attempt fails (code 15, as its source's) once
+  /// `stopped` says the node it follows stopped, whatever it waits for then
+  /// (a frozen node's feed never answers). Call before Run.
+  void StopWhen(std::function<bool()> stopped) { upstream_stopped_ = std::move(stopped); }
 
   /// The exit status: 0, or the failure's (after it was printed).
   int Run();
@@ -186,6 +192,7 @@ class CopyAttempt {
   std::optional<Kept> kept_;          ///< what the sink kept after a failure
   /// The end whose event is being handled while Next throws; nullopt otherwise.
   std::optional<Side> failed_side_;
+  std::function<bool()> upstream_stopped_;  ///< StopWhen's; empty for a copy from the sources
 };
 
 }  // namespace braid

@@ -23,6 +23,9 @@ class HopSource {
   /// `from_source`: the node it followed stopped, so the next attempt
   /// follows another, and this one spent no retry.
   virtual bool Moved(const BraidError& error, bool from_source) = 0;
+  /// While an attempt runs: the node it follows failed or began again, so
+  /// whatever the attempt waits for from it will not come. Cheap; asked every tick.
+  virtual bool Stopped() const = 0;
 };
 
 /// The exit status, after the failure (if any) was printed. With `watch`, the

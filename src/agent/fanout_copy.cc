@@ -31,7 +31,7 @@ constexpr double kBarPeriod = 0.25;
 
 /// How long a copy whose feed ended waits to see the node it followed stop
 /// or begin again, before it takes the failure as its own.
-constexpr auto kMoveWait = std::chrono::seconds(5);
+constexpr auto kMoveWait = std::chrono::seconds(10);
 /// How often a copy looks at the node above it while it waits for it.
 constexpr auto kLookAgain = std::chrono::milliseconds(50);
 
@@ -68,19 +68,28 @@ class LegSource final : public HopSource {
     attempt_ = above.watch.Snapshot().attempts;
   }
 
+  bool Stopped() const override {
+    if (followed_ == 0) return false;
+    const CopyWatch::State s = legs_[static_cast<std::size_t>(followed_ - 1)]->watch.Snapshot();
+    // One that finished complete sent its followers Done: they need nothing more of it.
+    return (s.finished && s.exit_code != 0) || s.attempts != attempt_;
+  }
+
   bool Moved(const BraidError& error, bool from_source) override {
-    // The copy's own end, or the agent, failing is the copy's own failure. Its
+    // The copy's own sink, or the agent, failing is the copy's own failure. Its
     // source lost the feed (15), or read what the node above wrote and found it
-    // differs from the first source's (13): the node above may have stopped.
+    // differs from the first source's (13), or its data stopped coming while
+    // its sink still reports (17; a node above that froze stalls its hop
+    // too): the node above may have stopped.
+    const ErrorCode code = error.code();
     if (followed_ == 0 || !from_source ||
-        (error.code() != ErrorCode::kPeerLost && error.code() != ErrorCode::kIntegrity)) {
+        (code != ErrorCode::kPeerLost && code != ErrorCode::kIntegrity &&
+         code != ErrorCode::kStalled)) {
       return false;
     }
-    const CopyWatch& above = legs_[static_cast<std::size_t>(followed_ - 1)]->watch;
     const auto until = std::chrono::steady_clock::now() + kMoveWait;
     while (std::chrono::steady_clock::now() < until && PendingInterrupt() == 0) {
-      const CopyWatch::State s = above.Snapshot();
-      if (s.finished || s.attempts != attempt_) return true;
+      if (Stopped()) return true;
       std::this_thread::sleep_for(kLookAgain);
     }
     return false;

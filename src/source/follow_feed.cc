@@ -1,16 +1,56 @@
 #include "source/follow_feed.h"
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "proto/list_budget.h"
 #include "session/feed_socket.h"
 
 namespace braid {
+namespace {
+
+/// How long the sink being followed may take to give its plan and list.
+constexpr std::chrono::seconds kIntroduction{30};
+
+}  // namespace
 
 FollowFeed::FollowFeed(std::string_view token, std::string host, ListLimits limits)
     : host_(std::move(host)),
       stream_(ConnectFeed(token, host_), {"the feed's read failed", "the feed's write failed"}),
       channel_(stream_) {
-  channel_.Send(FeedHello{std::string(token)});
-  ReadPlanAndList(limits);
+  // A sink that is stopped (SIGSTOP) keeps its feed open and never answers,
+  // and this runs on the server's control thread, which would then never see
+  // the agent go: the introduction is cut off after kIntroduction.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool introduced = false;
+  bool cut = false;
+  std::thread guard([&] {
+    std::unique_lock<std::mutex> lock(mu);
+    if (!cv.wait_for(lock, kIntroduction, [&] { return introduced; })) {
+      cut = true;
+      stream_.Shutdown();
+    }
+  });
+  auto finish = [&] {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      introduced = true;
+    }
+    cv.notify_all();
+    guard.join();
+  };
+  try {
+    channel_.Send(FeedHello{std::string(token)});
+    ReadPlanAndList(limits);
+  } catch (const BraidError&) {
+    finish();
+    if (cut) Lost("did not answer in " + std::to_string(kIntroduction.count()) + " s");
+    throw;
+  }
+  finish();
 }
 
 void FollowFeed::Lost(const std::string& why) const {

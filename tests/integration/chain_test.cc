@@ -8,7 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,12 +27,14 @@ namespace braid {
 namespace {
 
 using testing::BackgroundBraid;
+using testing::ChildWithOpen;
 using testing::DestinationIn;
 using testing::JsonReader;
 using testing::JsonValue;
 using testing::RunBraid;
 using testing::SameContents;
 using testing::TreeDifferences;
+using testing::WaitFor;
 using testing::WritePatternFile;
 
 constexpr std::uint64_t kMiB = 1u << 20;
@@ -140,6 +145,33 @@ TEST_F(ChainTest, KilledMiddleDestinationIsBypassedAndARerunCompletesIt) {
   EXPECT_LE(moved, 1.15 * static_cast<double>(size - kept));
   EXPECT_EQ(DestinationIn(json, to[0])["bytes"].number, 0);
   EXPECT_EQ(DestinationIn(json, to[2])["bytes"].number, 0);
+}
+
+// A destination that freezes (SIGSTOP) keeps its feed open and never answers:
+// its own copy ends by --stall-timeout, and the hop below it, waiting on that
+// feed, is then moved to the node above instead of waiting forever.
+TEST_F(ChainTest, AFrozenMiddleDestinationIsBypassedOnceItsCopyStalls) {
+  const std::string src = dir + "/f.bin";
+  const std::uint64_t size = 24 * kMiB;
+  WritePatternFile(src, size, 5);
+  const std::vector<std::string> to{dir + "/f1.bin", dir + "/f2.bin", dir + "/f3.bin"};
+  BackgroundBraid copy({"--json", "--retry", "0", "--stall-timeout", "2", "-x", "12M", "--topology",
+                        "chain", src, "--to", to[0], "--to", to[1], "--to", to[2]},
+                       dir);
+  ASSERT_TRUE(WaitFor([&] { return testing::JournaledBytes(to[1]) >= size / 4; }, 20))
+      << copy.err();
+  std::optional<pid_t> sink = ChildWithOpen(copy.pid(), to[1] + ".braid-journal");
+  ASSERT_TRUE(sink.has_value()) << copy.err();
+  ASSERT_EQ(::kill(*sink, SIGSTOP), 0);
+  const int status = copy.Wait(60);
+  ::kill(*sink, SIGKILL);  // ours (a child of our braid), whether or not braid ended it
+  EXPECT_EQ(status, testing::kSomeDestinationsFailed) << copy.err();
+  EXPECT_NE(copy.err().find("braid: " + to[1] + " failed: "), std::string::npos) << copy.err();
+  EXPECT_TRUE(SameContents(src, to[0]));
+  EXPECT_TRUE(SameContents(src, to[2])) << copy.err();
+  // It follows f1, or the sources if f1 had finished by then: never the frozen f2.
+  JsonValue json = JsonReader::Parse(copy.out());
+  EXPECT_NE(DestinationIn(json, to[2])["from"].string, to[1]);
 }
 
 // A device is written in order, so no hop can read it as it arrives: that
