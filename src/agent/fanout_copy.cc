@@ -87,9 +87,12 @@ class LegSource final : public HopSource {
          code != ErrorCode::kStalled)) {
       return false;
     }
+    const CopyWatch& above = legs_[static_cast<std::size_t>(followed_ - 1)]->watch;
     const auto until = std::chrono::steady_clock::now() + kMoveWait;
     while (std::chrono::steady_clock::now() < until && PendingInterrupt() == 0) {
-      if (Stopped()) return true;
+      // One that finished complete has closed its feed too (a hop that moved
+      // to it after a bypass may come too late): the next node up will do.
+      if (Stopped() || above.Snapshot().finished) return true;
       std::this_thread::sleep_for(kLookAgain);
     }
     return false;
@@ -266,10 +269,12 @@ std::vector<std::unique_ptr<Leg>> MakeLegs(const Options& options, ServerLaunche
     Leg& above = *legs[static_cast<std::size_t>(leg->parent - 1)];
     if (!above.options.forward_token.empty()) continue;
     above.options.forward_token = NewFeedToken();
-    // Its children have their list once their sinks answered; then its Done is all they need.
+    // Its followers (its children in the layout, and any leg that moved to it
+    // after a bypass) have their list once their sinks answered; then its Done
+    // is all they need.
     above.watch.HoldFeedFor([&legs, node = leg->parent] {
       for (const auto& child : legs) {
-        if (child->parent != node) continue;
+        if (child->parent != node && child->followed.load() != node) continue;
         const CopyWatch::State s = child->watch.Snapshot();
         if (!s.finished && !s.ready) return false;
       }
