@@ -42,15 +42,18 @@ FollowFeed::FollowFeed(std::string_view token, std::string host, ListLimits limi
     cv.notify_all();
     guard.join();
   };
+  const std::string too_slow = "did not answer in " + std::to_string(kIntroduction.count()) + " s";
   try {
     channel_.Send(FeedHello{std::string(token)});
     ReadPlanAndList(limits);
   } catch (const BraidError&) {
     finish();
-    if (cut) Lost("did not answer in " + std::to_string(kIntroduction.count()) + " s");
+    if (cut) Lost(too_slow);
     throw;
   }
   finish();
+  // The guard may have fired just as the list came: the stream is shut then.
+  if (cut) Lost(too_slow);
 }
 
 void FollowFeed::Lost(const std::string& why) const {
