@@ -111,7 +111,7 @@ TEST_F(ChainTest, KilledMiddleDestinationIsBypassedAndARerunCompletesIt) {
   {
     BackgroundBraid copy(args, dir);
     // k2's sink: the one child with k2's journal open (k3's source reads only k2's partial file).
-    testing::KillSinkOnceJournaled(copy, to[1], size / 4, to[1] + ".braid-journal");
+    testing::SignalSinkOnceJournaled(copy, to[1], size / 4, to[1] + ".braid-journal", SIGKILL);
     if (HasFatalFailure()) return;
     EXPECT_EQ(copy.Wait(60), testing::kSomeDestinationsFailed) << copy.err();
     EXPECT_NE(copy.err().find("braid: " + to[1] + " failed: "), std::string::npos) << copy.err();
@@ -158,13 +158,11 @@ TEST_F(ChainTest, AFrozenMiddleDestinationIsBypassedOnceItsCopyStalls) {
   BackgroundBraid copy({"--json", "--retry", "0", "--stall-timeout", "2", "-x", "12M", "--topology",
                         "chain", src, "--to", to[0], "--to", to[1], "--to", to[2]},
                        dir);
-  ASSERT_TRUE(WaitFor([&] { return testing::JournaledBytes(to[1]) >= size / 4; }, 20))
-      << copy.err();
-  std::optional<pid_t> sink = ChildWithOpen(copy.pid(), to[1] + ".braid-journal");
-  ASSERT_TRUE(sink.has_value()) << copy.err();
-  ASSERT_EQ(::kill(*sink, SIGSTOP), 0);
+  pid_t sink = 0;
+  testing::SignalSinkOnceJournaled(copy, to[1], size / 4, to[1] + ".braid-journal", SIGSTOP, &sink);
+  ASSERT_NE(sink, 0);
   const int status = copy.Wait(60);
-  ::kill(*sink, SIGKILL);  // ours (a child of our braid), whether or not braid ended it
+  ::kill(sink, SIGKILL);  // ours (a child of our braid), whether or not braid ended it
   EXPECT_EQ(status, testing::kSomeDestinationsFailed) << copy.err();
   EXPECT_NE(copy.err().find("braid: " + to[1] + " failed: "), std::string::npos) << copy.err();
   EXPECT_TRUE(SameContents(src, to[0]));

@@ -147,7 +147,7 @@ TEST_F(StarTest, SinkKilledMidCopyTheOthersCompleteAndARerunResumesIt) {
   {
     BackgroundBraid copy(args, dir);
     // k2's sink: the child of this braid that has k2's partial file open.
-    testing::KillSinkOnceJournaled(copy, to[1], size / 4, to[1] + ".braid-part");
+    testing::SignalSinkOnceJournaled(copy, to[1], size / 4, to[1] + ".braid-part", SIGKILL);
     if (HasFatalFailure()) return;
     EXPECT_EQ(copy.Wait(30), kStarFailed) << copy.err();
     EXPECT_NE(copy.err().find("braid: " + to[1] + " failed: "), std::string::npos) << copy.err();
@@ -186,7 +186,7 @@ TEST_F(StarTest, AKilledSinkIsRetriedAloneAndCompletes) {
   const std::vector<std::string> to{dir + "/r1.bin", dir + "/r2.bin"};
   BackgroundBraid copy({"--json", "--retry", "1", "-x", "12M", src, "--to", to[0], "--to", to[1]},
                        dir);
-  testing::KillSinkOnceJournaled(copy, to[0], size / 4, to[0] + ".braid-part");
+  testing::SignalSinkOnceJournaled(copy, to[0], size / 4, to[0] + ".braid-part", SIGKILL);
   if (HasFatalFailure()) return;
   ASSERT_EQ(copy.Wait(30), 0) << copy.err();
   EXPECT_TRUE(SameContents(src, to[0]));

@@ -48,13 +48,15 @@ FileAndTree MakeFileAndTree(const std::string& dir) {
   return made;
 }
 
-void KillSinkOnceJournaled(const BackgroundBraid& copy, const std::string& target,
-                           std::uint64_t bytes, const std::string& open) {
+void SignalSinkOnceJournaled(const BackgroundBraid& copy, const std::string& target,
+                             std::uint64_t bytes, const std::string& open, int signal,
+                             pid_t* signalled) {
   ASSERT_TRUE(WaitFor([&] { return JournaledBytes(target) >= bytes; }, 20))
       << target << " never journaled " << bytes << " bytes: " << copy.err();
   std::optional<pid_t> sink = ChildWithOpen(copy.pid(), open);
   ASSERT_TRUE(sink.has_value()) << "no child of braid " << copy.pid() << " has " << open << " open";
-  ASSERT_EQ(::kill(*sink, SIGKILL), 0);
+  ASSERT_EQ(::kill(*sink, signal), 0);
+  if (signalled != nullptr) *signalled = *sink;
 }
 
 }  // namespace braid::testing

@@ -35,10 +35,12 @@ struct FileAndTree {
 };
 FileAndTree MakeFileAndTree(const std::string& dir);
 
-/// Once `target`'s journal holds at least `bytes`, SIGKILLs the child of `copy`
-/// that has `open` open (a sink: its partial file or journal). Fails the test,
-/// naming what it waited for, when either does not happen in 20 s.
-void KillSinkOnceJournaled(const BackgroundBraid& copy, const std::string& target,
-                           std::uint64_t bytes, const std::string& open);
+/// Once `target`'s journal holds at least `bytes`, sends `signal` to the child
+/// of `copy` that has `open` open (a sink: its partial file or journal), and
+/// says which it was in `signalled` (if given). Fails the test, naming what it
+/// waited for, when either does not happen in 20 s.
+void SignalSinkOnceJournaled(const BackgroundBraid& copy, const std::string& target,
+                             std::uint64_t bytes, const std::string& open, int signal,
+                             pid_t* signalled = nullptr);
 
 }  // namespace braid::testing
