@@ -14,6 +14,9 @@ struct Endpoint {
   bool is_stdio() const { return host.empty() && path == "-"; }
   /// "host:path" or "path", for messages.
   std::string Display() const { return host.empty() ? path : host + ":" + path; }
+  /// "user@host:path" when a user was given, else Display(): one destination
+  /// among many, named as the user typed it (--to, --to-file).
+  std::string AsTyped() const { return user.empty() ? Display() : user + "@" + Display(); }
 };
 
 }  // namespace braid

@@ -40,7 +40,7 @@ void CopyAttempt::SayPlan(const SinkReady& ready, const TransferParams& params) 
   }
   // A hop of a chain says where its data comes from.
   const std::string from =
-      options_.follow_from ? " from " + options_.follow_from->Display() + " as it arrives" : "";
+      options_.follow_from ? " from " + options_.follow_from->AsTyped() + " as it arrives" : "";
   PrintLine(stderr, "braid: %s%s, %s%s; %s; %s", Who().c_str(), CountOf(files_, "file").c_str(),
             total_ ? FormatBytes(*total_).c_str() : "size unknown", from.c_str(), where.c_str(),
             CountOf(params.streams, "stream").c_str());
