@@ -31,11 +31,18 @@ int CopyAttempt::Run() {
       report_ = std::make_unique<TransferReport>(options_, retry_.retries() > 0);
     }
     source_ = std::make_unique<ServerEnd>(Side::kSource, source, options_, launcher_, events_);
-    // The source walks its tree while the sink's ssh session comes up; its
-    // list waits in the event queue until Transfer reads it.
-    OpenSource();
-    sink_ = std::make_unique<ServerEnd>(Side::kSink, options_.destination, options_, launcher_,
-                                        events_);
+    if (options_.follow_token.empty()) {
+      // The source walks its tree while the sink's ssh session comes up; its
+      // list waits in the event queue until Transfer reads it.
+      OpenSource();
+      OpenSink();
+    } else {
+      // A hop logs in while the nodes above it start, so a chain's start-up
+      // costs one login, not one per hop; only its feed must wait.
+      OpenSink();
+      AwaitFeed();
+      OpenSource();
+    }
     Transfer();
   } catch (const BraidError& e) {
     return Fail(e);
@@ -79,11 +86,7 @@ double CopyAttempt::DataSeconds() const { return data_start_s_ ? Elapsed() - *da
 AgentEvent CopyAttempt::Next() {
   for (;;) {
     ThrowIfInterrupted();
-    if (upstream_stopped_ && upstream_stopped_()) {
-      failed_side_ = Side::kSource;
-      throw BraidError(ErrorCode::kPeerLost, options_.follow_from->Display() +
-                                                 ", which this copy's data comes from, stopped");
-    }
+    if (upstream_stopped_ && upstream_stopped_()) UpstreamStopped();
     if (stall_) {
       const auto now = std::chrono::steady_clock::now();
       if (auto why = stall_->Check(now)) {
@@ -126,6 +129,24 @@ void CopyAttempt::Unexpected(const AgentEvent& ev) {
   throw BraidError(ErrorCode::kProtocol, std::string("protocol error: unexpected ") +
                                              MessageName(*ev.message) + " from the " +
                                              (ev.side == Side::kSource ? "source" : "sink"));
+}
+
+void CopyAttempt::OpenSink() {
+  sink_ =
+      std::make_unique<ServerEnd>(Side::kSink, options_.destination, options_, launcher_, events_);
+}
+
+void CopyAttempt::AwaitFeed() {
+  if (feed_up_ && !feed_up_()) {
+    ThrowIfInterrupted();
+    UpstreamStopped();
+  }
+}
+
+void CopyAttempt::UpstreamStopped() {
+  failed_side_ = Side::kSource;
+  throw BraidError(ErrorCode::kPeerLost, options_.follow_from->AsTyped() +
+                                             ", which this copy's data comes from, stopped");
 }
 
 void CopyAttempt::OpenSource() {

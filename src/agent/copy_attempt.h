@@ -47,6 +47,10 @@ class CopyAttempt {
   /// `stopped` says the node it follows stopped, whatever it waits for then
   /// (a frozen node's feed never answers). Call before Run.
   void StopWhen(std::function<bool()> stopped) { upstream_stopped_ = std::move(stopped); }
+  /// A hop of a chain: the attempt logs in to both ends at once (as every
+  /// other hop does), then waits on `feed_up` before it opens its source;
+  /// false from it fails the attempt as StopWhen's does. Call before Run.
+  void FollowWhen(std::function<bool()> feed_up) { feed_up_ = std::move(feed_up); }
 
   /// The exit status: 0, or the failure's (after it was printed).
   int Run();
@@ -72,6 +76,11 @@ class CopyAttempt {
   [[noreturn]] static void Unexpected(const AgentEvent& ev);
 
   void OpenSource();
+  void OpenSink();
+  /// A hop: returns once the node it follows serves its feed.
+  void AwaitFeed();
+  /// A hop: the node it follows stopped; thrown as its source's failure.
+  [[noreturn]] void UpstreamStopped();
 
   /// The copy proper, once both ends said Hello: the file list to the sink,
   /// where the sink listens to the source, then the data phase to both Dones.
@@ -193,6 +202,7 @@ class CopyAttempt {
   /// The end whose event is being handled while Next throws; nullopt otherwise.
   std::optional<Side> failed_side_;
   std::function<bool()> upstream_stopped_;  ///< StopWhen's; empty for a copy from the sources
+  std::function<bool()> feed_up_;           ///< FollowWhen's; as upstream_stopped_
 };
 
 }  // namespace braid

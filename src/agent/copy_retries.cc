@@ -48,7 +48,10 @@ int RunCopyWithRetries(const Options& options, ServerLauncher& launcher, CopyWat
     try {
       if (hop != nullptr) hop->Choose(chosen);
       CopyAttempt attempt(chosen, launcher, retry, watch);
-      if (hop != nullptr) attempt.StopWhen([hop] { return hop->Stopped(); });
+      if (hop != nullptr) {
+        attempt.FollowWhen([hop] { return hop->AwaitFeed(); });
+        attempt.StopWhen([hop] { return hop->Stopped(); });
+      }
       const int code = attempt.Run();
       if (code != 0 && hop != nullptr && attempt.error() &&
           hop->Moved(*attempt.error(), attempt.source_failed())) {

@@ -19,6 +19,9 @@ class HopSource {
   virtual ~HopSource() = default;
   /// Before each attempt: points `options` at the node to follow (or at the sources).
   virtual void Choose(Options& options) = 0;
+  /// Once the attempt has logged in to both ends: waits until the node chosen
+  /// serves its feed. False if it stopped first, or an interrupt came.
+  virtual bool AwaitFeed() = 0;
   /// After an attempt failed with `error`, reported by its source's end when
   /// `from_source`: the node it followed stopped, so the next attempt
   /// follows another, and this one spent no retry.

@@ -32,8 +32,9 @@ constexpr double kBarPeriod = 0.25;
 /// How long a copy whose feed ended waits to see the node it followed stop
 /// or begin again, before it takes the failure as its own.
 constexpr auto kMoveWait = std::chrono::seconds(10);
-/// How often a copy looks at the node above it while it waits for it.
-constexpr auto kLookAgain = std::chrono::milliseconds(50);
+/// How often a copy looks at the node above it while it waits for it: each
+/// hop of a chain may wait once, so this is paid once per hop.
+constexpr auto kLookAgain = std::chrono::milliseconds(10);
 
 /// One destination's copy: its options (the one DST), what it reports, where
 /// it takes its data from, and the thread it runs on. All but the watch (which
@@ -54,10 +55,14 @@ struct Leg {
 /// that finished has closed its feed), or the sources.
 class LegSource final : public HopSource {
  public:
-  LegSource(Leg& leg, const std::vector<std::unique_ptr<Leg>>& legs) : leg_(leg), legs_(legs) {}
+  LegSource(Leg& leg, const std::vector<std::unique_ptr<Leg>>& legs) : leg_(leg), legs_(legs) {
+    parents_.push_back(-1);
+    for (const auto& each : legs_) parents_.push_back(each->parent);
+  }
 
   void Choose(Options& options) override {
-    followed_ = LiveAncestor();
+    followed_ =
+        NodeToFollow(parents_, leg_.node, [this](int node) { return Above(node).finished; });
     leg_.followed = followed_;
     options.follow_from.reset();
     options.follow_token.clear();
@@ -66,6 +71,21 @@ class LegSource final : public HopSource {
     options.follow_from = above.options.destination;
     options.follow_token = above.options.forward_token;
     attempt_ = above.watch.Snapshot().attempts;
+  }
+
+  bool AwaitFeed() override {
+    if (followed_ == 0) return true;
+    for (;;) {
+      const CopyWatch::State s = Above(followed_);
+      // Its Finish clears ready: one that finished has closed its feed.
+      if (s.finished) return false;
+      if (s.ready) {
+        attempt_ = s.attempts;  // the attempt that serves the feed, not the one chosen in
+        return true;
+      }
+      if (PendingInterrupt() != 0) return false;
+      std::this_thread::sleep_for(kLookAgain);
+    }
   }
 
   bool Stopped() const override {
@@ -99,25 +119,15 @@ class LegSource final : public HopSource {
   }
 
  private:
-  /// Waits until the nearest node above that has not finished is ready to feed.
-  int LiveAncestor() const {
-    std::vector<int> parent{-1};
-    for (const auto& leg : legs_) parent.push_back(leg->parent);
-    const auto state = [this](int node) {
-      const CopyWatch::State s = legs_[static_cast<std::size_t>(node - 1)]->watch.Snapshot();
-      return HopState{s.finished, s.ready};
-    };
-    for (;;) {
-      if (std::optional<int> node = NodeToFollow(parent, leg_.node, state)) return *node;
-      if (PendingInterrupt() != 0) return 0;  // the attempt stops at once
-      std::this_thread::sleep_for(kLookAgain);
-    }
+  CopyWatch::State Above(int node) const {
+    return legs_[static_cast<std::size_t>(node - 1)]->watch.Snapshot();
   }
 
   Leg& leg_;
   const std::vector<std::unique_ptr<Leg>>& legs_;
-  int followed_ = 0;  ///< the node the latest attempt follows
-  int attempt_ = 0;   ///< that node's attempt it followed
+  std::vector<int> parents_;  ///< the layout's parent of every node
+  int followed_ = 0;          ///< the node the latest attempt follows
+  int attempt_ = 0;           ///< that node's attempt it followed
 };
 
 Options LegOptions(const Options& all, const Endpoint& destination) {
@@ -125,11 +135,6 @@ Options LegOptions(const Options& all, const Endpoint& destination) {
   one.destination = destination;
   one.destinations.clear();
   return one;
-}
-
-/// The name a destination goes by in lines and --json: as the user typed it.
-std::string LegName(const Endpoint& d) {
-  return d.is_remote() && !d.user.empty() ? d.user + "@" + d.Display() : d.Display();
 }
 
 void RunLeg(Leg& leg, const std::vector<std::unique_ptr<Leg>>& legs, ServerLauncher& launcher) {
@@ -149,7 +154,7 @@ std::vector<DestinationStatus> Statuses(std::vector<std::unique_ptr<Leg>>& legs,
     const CopyWatch::State s = leg->watch.Snapshot();
     leg->meter.Add(now_s, s.moved);
     DestinationStatus d;
-    d.name = LegName(leg->options.destination);
+    d.name = leg->options.destination.AsTyped();
     d.moved = s.moved;
     d.have = s.have;
     d.skipped = s.skipped;
@@ -158,7 +163,7 @@ std::vector<DestinationStatus> Statuses(std::vector<std::unique_ptr<Leg>>& legs,
     d.seconds = s.data_seconds;
     d.retries = s.retries;
     const int from = leg->followed.load();
-    if (from > 0) d.from = LegName(legs[static_cast<std::size_t>(from - 1)]->options.destination);
+    if (from > 0) d.from = legs[static_cast<std::size_t>(from - 1)]->options.destination.AsTyped();
     d.finished = s.finished;
     d.exit_code = s.exit_code;
     d.error_code = s.error_code;
@@ -217,11 +222,11 @@ void SayLayout(const Options& options, const FanoutNetwork& network, const Fanou
     const auto child = static_cast<std::size_t>(edge.child);
     const std::optional<double> rtt = network.rtt.Between(parent, child);
     const std::string from =
-        edge.parent == 0 ? std::string("the source") : options.destinations[parent - 1].Display();
+        edge.parent == 0 ? std::string("the source") : options.destinations[parent - 1].AsTyped();
     char ms[32] = "unknown";
     if (rtt) std::snprintf(ms, sizeof ms, "%.2f ms", *rtt);
     PrintLine(stderr, "braid:   %s -> %s: RTT %s", from.c_str(),
-              options.destinations[child - 1].Display().c_str(), ms);
+              options.destinations[child - 1].AsTyped().c_str(), ms);
   }
 }
 
@@ -238,7 +243,7 @@ std::vector<int> LayoutParents(const Options& options, ServerLauncher& launcher)
   const std::vector<int> sites = InferSites(network.rtt);
   for (std::size_t i = 0; i < nodes; ++i) {
     FanoutNode node;
-    node.name = i == 0 ? "the source" : options.destinations[i - 1].Display();
+    node.name = i == 0 ? "the source" : options.destinations[i - 1].AsTyped();
     node.site = sites[i];
     network.nodes.push_back(std::move(node));
   }

@@ -4,13 +4,12 @@
 
 namespace braid {
 
-std::optional<int> NodeToFollow(const std::vector<int>& parent, int node,
-                                const std::function<HopState(int)>& state) {
+int NodeToFollow(const std::vector<int>& parent, int node,
+                 const std::function<bool(int)>& finished) {
   int above = parent[static_cast<std::size_t>(node)];
   // Bounded by the depth: parents lead to the source, which has none.
   for (std::size_t hops = 0; above > 0 && hops < parent.size(); ++hops) {
-    const HopState s = state(above);
-    if (!s.finished) return s.ready ? std::optional<int>(above) : std::nullopt;
+    if (!finished(above)) return above;
     above = parent[static_cast<std::size_t>(above)];
   }
   return 0;

@@ -4,22 +4,17 @@
 /// Pure: the copies' states are passed in.
 
 #include <functional>
-#include <optional>
 #include <vector>
 
 namespace braid {
 
-/// One destination's copy as a hop below it sees it.
-struct HopState {
-  bool finished = false;  ///< its copy ended, complete or failed: its feed is gone
-  bool ready = false;     ///< its latest attempt's sink answered: its feed is up
-};
-
 /// The node `node` follows: the nearest above it in `parent` (node 0 the
-/// source, parent -1) whose copy has not finished, or 0 when every one above
-/// has (the sources feed it). nullopt while that node is not ready yet: ask
-/// again shortly. `state` is asked about destinations only (nodes >= 1).
-std::optional<int> NodeToFollow(const std::vector<int>& parent, int node,
-                                const std::function<HopState(int)>& state);
+/// source, parent -1) whose copy has not finished (a finished copy, complete
+/// or failed, closed its feed), or 0 when every one above has (the sources
+/// feed it). `finished` is asked about destinations only (nodes >= 1). The
+/// node chosen may not serve its feed yet: the hop logs in meanwhile, and
+/// waits for it only before it opens its source (HopSource::AwaitFeed).
+int NodeToFollow(const std::vector<int>& parent, int node,
+                 const std::function<bool(int)>& finished);
 
 }  // namespace braid
