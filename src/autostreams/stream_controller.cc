@@ -25,6 +25,9 @@ double Efficiency(int from, int to, double gain) { return gain * from / std::max
 /// Above this efficiency the climb leaps (x4), above the next it doubles.
 constexpr double kLeapAt = 0.8;
 constexpr double kDoubleAt = 0.5;
+/// A source whose reader waited for its input this share of an interval or
+/// more was bounded by that input, not by its streams.
+constexpr double kInputBound = 0.1;
 
 /// The step of a down-probe or of a careful climb: a quarter, at least one stream.
 int StepOf(int n) { return std::max(1, n / 4); }
@@ -207,7 +210,7 @@ struct StreamController::Impl {
     ResetWindow();
   }
 
-  void Observe(double dt, const StreamLedger::Interval& iv, int active) {
+  void Observe(double dt, const StreamLedger::Interval& iv, int active, double input_wait_s) {
     clock_s += dt;
     const double rate = iv.bytes / dt;
     const double rate_a = 1 - std::exp(-dt / kRateTau);
@@ -224,6 +227,13 @@ struct StreamController::Impl {
     since_change += dt;
     if (phase == Phase::kHold) hold_s += dt;
     if (polite && Polite(dt)) return;
+    // More streams cannot send what has not arrived (a hop of a chain waits for
+    // the node above): the interval says nothing of the path, and a probe would
+    // only reorder blocks that the hops below must then wait for.
+    if (input_wait_s >= kInputBound * dt) {
+      ResetWindow();
+      return;
+    }
     if (Leap(iv)) return;
     if (since_change < Settle()) return;
     window_s += dt;
@@ -553,7 +563,8 @@ StreamController::StreamController(const StreamControllerConfig& config)
 StreamController::~StreamController() = default;
 
 StreamDecision StreamController::Update(Clock::time_point now,
-                                        std::span<const StreamSample> samples, int active) {
+                                        std::span<const StreamSample> samples, int active,
+                                        double input_wait_s) {
   Impl& s = *impl_;
   s.news = false;
   const StreamLedger::Interval iv = s.ledger.Absorb(samples);
@@ -568,7 +579,7 @@ StreamDecision StreamController::Update(Clock::time_point now,
   // A step back or a long silence (suspend, a stalled caller): the byte deltas cannot be
   // turned into a rate, so skip this interval; Absorb has already re-based the counts.
   if (!(dt > 0) || dt > s.t.max_gap_s) return s.Decision();
-  s.Observe(dt, iv, std::clamp(active, 0, kSlots));
+  s.Observe(dt, iv, std::clamp(active, 0, kSlots), input_wait_s);
   return s.Decision();
 }
 

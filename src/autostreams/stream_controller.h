@@ -100,7 +100,11 @@ class StreamController {
   /// `active`: how many streams the engine let carry data since the last call: the last
   /// decision's count, or fewer when it could not connect that many.
   /// `now` only has to be monotonic in spirit: a step back or a long gap is skipped.
-  StreamDecision Update(Clock::time_point now, std::span<const StreamSample> samples, int active);
+  /// `input_wait_s`: how long since the last call the source's reader waited for its
+  /// input (the node a hop follows); an interval spent so is no evidence, and the
+  /// count stays where it is while the input is what bounds the copy.
+  StreamDecision Update(Clock::time_point now, std::span<const StreamSample> samples, int active,
+                        double input_wait_s = 0);
 
   /// The current decision, unchanged (news = false).
   StreamDecision Current() const;

@@ -376,8 +376,10 @@ class Server {
     // socket buffer, which with large windows holds seconds of data.
     std::vector<StreamSample> acked = p.stream_samples;
     for (StreamSample& s : acked) s.bytes = s.acked;
-    StreamDecision d =
-        controller_->Update(std::chrono::steady_clock::now(), acked, p.active_streams);
+    const double waited = source_->InputWaitSeconds();
+    StreamDecision d = controller_->Update(std::chrono::steady_clock::now(), acked,
+                                           p.active_streams, waited - input_waited_s_);
+    input_waited_s_ = waited;
     source_->SetActiveStreams(d.streams);
     if (polite_) source_->SetPace(d.pace_Bps);
     if (d.news) p.controller_note = d.reason.substr(0, 256);
@@ -423,7 +425,8 @@ class Server {
   std::unique_ptr<SourceSession> source_;
   /// -s auto; null for a fixed count. Set as source_; used by the reporter only.
   std::unique_ptr<StreamController> controller_;
-  bool polite_ = false;                   ///< set as source_; read by the reporter
+  double input_waited_s_ = 0;  ///< the source's input wait at the last Steer; the reporter's
+  bool polite_ = false;        ///< set as source_; read by the reporter
   std::unique_ptr<SinkSession> sink_;     ///< as source_
   std::unique_ptr<ProbeListener> probe_;  ///< main thread only: a chain's RTT probes
   std::thread worker_;                    ///< main thread only (started, joined)

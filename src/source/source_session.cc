@@ -97,6 +97,8 @@ struct SourceSession::Impl {
   /// A hop of a chain: the feed of the sink being followed (it locks itself);
   /// null otherwise. Set by Follow before Run.
   std::unique_ptr<FollowFeed> feed;
+  /// Following: how long the reader has waited for the feed, in all (ns).
+  std::atomic<std::uint64_t> feed_wait_ns{0};
   bool direct_refused = false;  ///< warned that a file system refuses O_DIRECT; reader only
 
   /// These lock themselves.
@@ -230,7 +232,7 @@ struct SourceSession::Impl {
   UniqueFd OpenToRead(const SourceFile& f) const;
   /// Following: waits until the sink being followed has the bytes of `step`;
   /// true once the file is in place under its final name.
-  bool AwaitFollowed(const BlockStep& step) const;
+  bool AwaitFollowed(const BlockStep& step);
   /// Following: opens `f` where its data is now: its partial file while it
   /// arrives (which keeps the data when it is renamed), else its final name.
   UniqueFd OpenFollowed(const SourceFile& f, bool in_place) const;
@@ -408,8 +410,13 @@ void SourceSession::Impl::ReadFirstPass(BufferPool& pool, TransferState& state) 
   }
 }
 
-bool SourceSession::Impl::AwaitFollowed(const BlockStep& step) const {
-  return feed->WaitFor(step.file_id, step.offset + step.length, false).committed;
+bool SourceSession::Impl::AwaitFollowed(const BlockStep& step) {
+  const auto asked = std::chrono::steady_clock::now();
+  const bool committed = feed->WaitFor(step.file_id, step.offset + step.length, false).committed;
+  feed_wait_ns += static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - asked)
+          .count());
+  return committed;
 }
 
 UniqueFd SourceSession::Impl::OpenFollowed(const SourceFile& f, bool in_place) const {
@@ -949,6 +956,10 @@ void SourceSession::SetPace(std::uint64_t bytes_per_second) {
   const std::uint64_t per_stream = (bytes_per_second + active - 1) / active;
   MutexLock lock(s.sockets_mutex);
   for (const auto& socket : s.sockets) socket->PaceAt(per_stream);
+}
+
+double SourceSession::InputWaitSeconds() const {
+  return static_cast<double>(impl_->feed_wait_ns.load(std::memory_order_relaxed)) / 1e9;
 }
 
 std::vector<StreamSample> SourceSession::StreamSamples() const {

@@ -39,6 +39,9 @@ class SourceSession {
   /// Each connected stream's bytes sent (on the wire) and TCP_INFO, for the
   /// reports; empty before the streams connect. Safe from any thread.
   std::vector<StreamSample> StreamSamples() const;
+  /// How long the reader has waited for its input in all: for a hop of a
+  /// chain, for the node it follows to write what it sends next. Safe from any thread.
+  double InputWaitSeconds() const;
   /// -s auto: how many streams carry data; the others park, connected. Safe
   /// from any thread; counts outside 1..connected are clamped.
   void SetActiveStreams(int count);

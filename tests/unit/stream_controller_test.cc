@@ -359,7 +359,8 @@ class HandFed {
     for (std::uint16_t i = 0; i < 64; ++i) samples_[i].index = i;
     decision_ = ctl_.Update(now_, samples_, 0);
   }
-  int Tick(std::uint64_t bytes, std::uint32_t rtt_us, std::uint32_t min_rtt_us, int retrans) {
+  int Tick(std::uint64_t bytes, std::uint32_t rtt_us, std::uint32_t min_rtt_us, int retrans,
+           double input_wait_s = 0) {
     for (int i = 0; i < decision_.streams; ++i) {
       StreamSample& x = samples_[static_cast<std::size_t>(i)];
       x.bytes += bytes / static_cast<std::uint64_t>(decision_.streams);
@@ -369,7 +370,7 @@ class HandFed {
     }
     now_ += std::chrono::milliseconds(200);
     ++ticks_;
-    decision_ = ctl_.Update(now_, samples_, decision_.streams);
+    decision_ = ctl_.Update(now_, samples_, decision_.streams, input_wait_s);
     if (decision_.news) log_ += std::to_string(ticks_ * kTick) + " " + decision_.reason + "\n";
     return decision_.streams;
   }
@@ -413,6 +414,22 @@ TEST(StreamControllerTest, LeapsOnLossWithoutAQueueNotOnAnOverflowingQueue) {
   EXPECT_GE(leapt_at, 4) << fed.Log();
   EXPECT_LE(leapt_at, 5.4) << fed.Log();
   EXPECT_TRUE(fed.Said("loss without a queue")) << fed.Log();
+}
+
+TEST(StreamControllerTest, HoldsWhileItsInputBoundsItAndSearchesOnceItDoesNot) {
+  // A hop of a chain on a LAN, fed at 200 Mbit/s by the node above, its reader
+  // waiting for that node most of each interval, losses and all.
+  HandFed fed;
+  int most = 0;
+  for (int tick = 1; tick <= 50; ++tick) {  // 10 s
+    most = std::max(most, fed.Tick(5'000'000, 300, 200, 2, 0.15));
+  }
+  EXPECT_EQ(most, 2) << fed.Log();
+  EXPECT_FALSE(fed.Said("probe")) << fed.Log();
+  EXPECT_FALSE(fed.Said("baseline")) << fed.Log();
+  // The node above pulls ahead: now the streams bound the rate, and it measures them.
+  for (int tick = 1; tick <= 25; ++tick) fed.Tick(5'000'000, 300, 200, 0, 0.005);
+  EXPECT_TRUE(fed.Said("baseline 2")) << fed.Log();
 }
 
 TEST(StreamControllerTest, StaysSmallWhenOneStreamFills) {
