@@ -132,6 +132,12 @@ void CopyAttempt::Unexpected(const AgentEvent& ev) {
 }
 
 void CopyAttempt::OpenSink() {
+  if (started_sink_) {
+    started_sink_->end->Redirect(events_);
+    sink_ = std::move(started_sink_->end);
+    started_sink_.reset();
+    return;
+  }
   sink_ =
       std::make_unique<ServerEnd>(Side::kSink, options_.destination, options_, launcher_, events_);
 }

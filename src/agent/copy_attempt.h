@@ -51,6 +51,9 @@ class CopyAttempt {
   /// other hop does), then waits on `feed_up` before it opens its source;
   /// false from it fails the attempt as StopWhen's does. Call before Run.
   void FollowWhen(std::function<bool()> feed_up) { feed_up_ = std::move(feed_up); }
+  /// The sink's server was started already (for a chain's probes): the
+  /// attempt opens it instead of starting another. Call before Run.
+  void UseStartedSink(std::unique_ptr<StartedServer> sink) { started_sink_ = std::move(sink); }
 
   /// The exit status: 0, or the failure's (after it was printed).
   int Run();
@@ -201,8 +204,9 @@ class CopyAttempt {
   std::optional<Kept> kept_;          ///< what the sink kept after a failure
   /// The end whose event is being handled while Next throws; nullopt otherwise.
   std::optional<Side> failed_side_;
-  std::function<bool()> upstream_stopped_;  ///< StopWhen's; empty for a copy from the sources
-  std::function<bool()> feed_up_;           ///< FollowWhen's; as upstream_stopped_
+  std::function<bool()> upstream_stopped_;       ///< StopWhen's; empty for a copy from the sources
+  std::function<bool()> feed_up_;                ///< FollowWhen's; as upstream_stopped_
+  std::unique_ptr<StartedServer> started_sink_;  ///< UseStartedSink's, until OpenSink takes it
 };
 
 }  // namespace braid

@@ -41,13 +41,14 @@ int Finish(CopyWatch* watch, int code, const std::optional<BraidError>& error) {
 }  // namespace
 
 int RunCopyWithRetries(const Options& options, ServerLauncher& launcher, CopyWatch* watch,
-                       HopSource* hop) {
+                       HopSource* hop, std::unique_ptr<StartedServer> started_sink) {
   RetryPlan retry(options.retries);
   Options chosen = options;
   for (;;) {
     try {
       if (hop != nullptr) hop->Choose(chosen);
       CopyAttempt attempt(chosen, launcher, retry, watch);
+      if (started_sink) attempt.UseStartedSink(std::move(started_sink));
       if (hop != nullptr) {
         attempt.FollowWhen([hop] { return hop->AwaitFeed(); });
         attempt.StopWhen([hop] { return hop->Stopped(); });

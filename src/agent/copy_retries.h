@@ -4,6 +4,9 @@
 /// SRC... DST` is one of these; a copy to many (agent/star_copy) runs one per
 /// destination at once, each on its own thread.
 
+#include <memory>
+
+#include "agent/server_end.h"
 #include "braid/error.h"
 #include "braid/options.h"
 
@@ -35,7 +38,9 @@ class HopSource {
 /// attempts report to it, the failure's line is left to its owner, and the
 /// outcome is in it when this returns. With `hop`, each attempt takes its data
 /// where that says. Throws nothing a BraidError explains.
+/// `started_sink`, if any, is the first attempt's sink, already started.
 int RunCopyWithRetries(const Options& options, ServerLauncher& launcher, CopyWatch* watch,
-                       HopSource* hop = nullptr);
+                       HopSource* hop = nullptr,
+                       std::unique_ptr<StartedServer> started_sink = nullptr);
 
 }  // namespace braid

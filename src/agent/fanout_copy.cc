@@ -47,6 +47,8 @@ struct Leg {
   int parent = 0;   ///< the layout's node above it: 0 the source, i + 1 destination i
   /// The node its latest attempt follows (LegSource writes, the runner's thread reads).
   std::atomic<int> followed{0};
+  /// Its sink's server, if the RTT probes started it; its first attempt takes it.
+  std::unique_ptr<StartedServer> started_sink;
   std::thread thread;
 };
 
@@ -140,7 +142,8 @@ Options LegOptions(const Options& all, const Endpoint& destination) {
 void RunLeg(Leg& leg, const std::vector<std::unique_ptr<Leg>>& legs, ServerLauncher& launcher) {
   try {
     LegSource source(leg, legs);
-    RunCopyWithRetries(leg.options, launcher, &leg.watch, leg.parent == 0 ? nullptr : &source);
+    RunCopyWithRetries(leg.options, launcher, &leg.watch, leg.parent == 0 ? nullptr : &source,
+                       std::move(leg.started_sink));
   } catch (const std::exception& e) {
     // Nothing else may leave a thread: it would end the whole agent.
     leg.watch.Finish(ExitCodeFor(ErrorCode::kInternal), ErrorCode::kInternal, e.what());
@@ -234,12 +237,13 @@ void SayLayout(const Options& options, const FanoutNetwork& network, const Fanou
 /// chain or tree is laid out over the destinations ordered by the RTTs
 /// between them (agent/rtt_probe), so the hosts of one site are neighbours
 /// and the wide area is crossed once per site; a star needs no order.
-std::vector<int> LayoutParents(const Options& options, ServerLauncher& launcher) {
+std::vector<int> LayoutParents(const Options& options, ServerLauncher& launcher,
+                               std::vector<std::unique_ptr<StartedServer>>& started_sinks) {
   const Topology topology = RunLayout(options.topology);
   const std::size_t nodes = options.destinations.size() + 1;
   if (topology.kind == TopologyKind::kStar || nodes <= 2) return StarParents(nodes);
   FanoutNetwork network;
-  network.rtt = MeasureRtts(options, launcher);
+  network.rtt = MeasureRtts(options, launcher, &started_sinks);
   const std::vector<int> sites = InferSites(network.rtt);
   for (std::size_t i = 0; i < nodes; ++i) {
     FanoutNode node;
@@ -258,10 +262,13 @@ std::vector<int> LayoutParents(const Options& options, ServerLauncher& launcher)
 /// One leg per destination, each told its node above and, when any leg follows it, its feed.
 std::vector<std::unique_ptr<Leg>> MakeLegs(const Options& options, ServerLauncher& launcher,
                                            std::atomic<bool>& digest_lines_taken) {
-  const std::vector<int> parents = LayoutParents(options, launcher);
+  std::vector<std::unique_ptr<StartedServer>> started_sinks;
+  const std::vector<int> parents = LayoutParents(options, launcher, started_sinks);
+  started_sinks.resize(options.destinations.size());
   std::vector<std::unique_ptr<Leg>> legs;
   for (const Endpoint& d : options.destinations) {
     auto leg = std::make_unique<Leg>();
+    leg->started_sink = std::move(started_sinks[legs.size()]);
     leg->options = LegOptions(options, d);
     leg->node = static_cast<int>(legs.size()) + 1;
     leg->parent = parents[legs.size() + 1];

@@ -123,9 +123,24 @@ void MeasureAll(std::vector<std::unique_ptr<ProbeNode>>& nodes, RttMatrix& rtt,
   }
 }
 
+/// Moves each destination's server that answered every question into `kept`.
+void Keep(std::vector<std::unique_ptr<ProbeNode>>& nodes,
+          std::vector<std::unique_ptr<StartedServer>>& kept) {
+  kept.resize(nodes.size() - 1);
+  for (std::size_t i = 1; i < nodes.size(); ++i) {
+    ProbeNode& node = *nodes[i];
+    if (!node.end || !node.failure.empty()) continue;
+    auto server = std::make_unique<StartedServer>();
+    node.end->Redirect(server->events);
+    server->end = std::move(node.end);
+    kept[i - 1] = std::move(server);
+  }
+}
+
 }  // namespace
 
-RttMatrix MeasureRtts(const Options& options, ServerLauncher& launcher) {
+RttMatrix MeasureRtts(const Options& options, ServerLauncher& launcher,
+                      std::vector<std::unique_ptr<StartedServer>>* kept) {
   std::vector<std::unique_ptr<ProbeNode>> nodes;
   nodes.push_back(std::make_unique<ProbeNode>());
   nodes.back()->endpoint = options.sources.front();
@@ -139,6 +154,7 @@ RttMatrix MeasureRtts(const Options& options, ServerLauncher& launcher) {
   const auto deadline = std::chrono::steady_clock::now() + kProbeDeadline;
   OpenAll(nodes, options, deadline);
   MeasureAll(nodes, rtt, deadline);
+  if (kept != nullptr) Keep(nodes, *kept);
   for (auto& node : nodes) {
     if (node->end) node->end->BeginClose(std::nullopt);
   }

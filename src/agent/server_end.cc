@@ -13,7 +13,7 @@ ServerEnd::ServerEnd(Side side, const Endpoint& endpoint, const Options& options
     : side_(side),
       label_(endpoint.host),
       connect_timeout_s_(options.connect_timeout_seconds()),
-      events_(events) {
+      events_(&events) {
   auto print_stderr = [](const std::string& host, std::string_view text) {
     WritePeerText(stderr, host, text);
   };
@@ -155,7 +155,7 @@ void ServerEnd::ReadLoop() {
         MutexLock lock(reader_mu_);
         ++lists_queued_;
       }
-      events_.Push(std::move(event));
+      Deliver(std::move(event));
       if (list) HoldBack();
     }
     if (end) break;
@@ -186,8 +186,23 @@ void ServerEnd::Send(const ControlMessage& message) {
   try {
     control_->Send(message);
   } catch (const BraidError& e) {
-    events_.Push(AgentEvent{side_, std::nullopt, e});
+    Deliver(AgentEvent{side_, std::nullopt, e});
   }
+}
+
+void ServerEnd::Deliver(AgentEvent event) {
+  // Under the lock, so that no event goes to a queue Redirect has left.
+  MutexLock lock(reader_mu_);
+  events_->Push(std::move(event));
+}
+
+void ServerEnd::Redirect(BlockingQueue<AgentEvent>& events) {
+  MutexLock lock(reader_mu_);
+  // Deliver waits meanwhile, so the events keep their order.
+  while (std::optional<AgentEvent> queued = events_->PopFor(std::chrono::milliseconds(0))) {
+    events.Push(std::move(*queued));
+  }
+  events_ = &events;
 }
 
 void ServerEnd::Close(const std::optional<std::string>& abort_reason,

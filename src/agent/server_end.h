@@ -42,6 +42,10 @@ class ServerEnd {
   void TookFileList();
   /// Sends, reporting a failure as an event rather than throwing.
   void Send(const ControlMessage& message);
+  /// From now on the events go to `events`, with those still queued where
+  /// they went so far moved there first: a server started for one purpose
+  /// (a chain's RTT probes) is kept for the copy that follows.
+  void Redirect(BlockingQueue<AgentEvent>& events);
   /// Longer than a server's own limit for stopping its work (15 s), so a server
   /// that answers is never cut short.
   static constexpr std::chrono::milliseconds kCloseGrace{20000};
@@ -79,6 +83,8 @@ class ServerEnd {
   /// in short slices so that an interrupt is seen.
   AgentEvent AwaitGreeting(std::chrono::steady_clock::time_point deadline);
   void ReadLoop();
+  /// Queues an event where events go now.
+  void Deliver(AgentEvent event) BRAID_EXCLUDES(reader_mu_);
   /// The reader's wait after queueing a FileList chunk, until the agent has
   /// taken enough of them: a source that lists faster than the agent relays
   /// would otherwise make the agent hold its list (60 MiB of a million entries).
@@ -101,7 +107,8 @@ class ServerEnd {
   std::unique_ptr<ServerChannel> channel_;
   /// Receive is the reader thread's alone; Send locks inside.
   std::unique_ptr<ControlChannel> control_;
-  BlockingQueue<AgentEvent>& events_;  ///< thread-safe
+  /// Thread-safe itself; which one it is may change (Redirect).
+  BlockingQueue<AgentEvent>* events_ BRAID_GUARDED_BY(reader_mu_);
   HelloReply hello_;
   /// Started by the constructor and joined by Close, both on the agent's thread.
   std::thread reader_;
@@ -115,6 +122,14 @@ class ServerEnd {
   /// The reply to Hello, which the reader hands to Greet instead of the queue.
   std::optional<AgentEvent> greeting_ BRAID_GUARDED_BY(reader_mu_);
   bool closed_ = false;  ///< the agent's thread only (Close, the destructor)
+};
+
+/// A server started before the copy that uses it (a chain's RTT probes start
+/// the destinations' servers), with the queue its events wait in until then.
+/// Members in this order: the end goes before the queue it may still use.
+struct StartedServer {
+  BlockingQueue<AgentEvent> events;
+  std::unique_ptr<ServerEnd> end;
 };
 
 }  // namespace braid

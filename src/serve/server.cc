@@ -290,6 +290,9 @@ class Server {
   }
 
   void StartSink(const SinkOpen& open) {
+    // A server probed for a chain's RTTs is then the copy's sink: the probes
+    // are over, and their port may be the one -Z leaves for the sink.
+    probe_.reset();
     SinkOpen resolved = open;
     resolved.target = ResolveTarget(open);
     ListenPlan plan;
