@@ -16,6 +16,8 @@
 #include "agent/fanout/hop_choice.h"
 #include "agent/fanout/layout_planner.h"
 #include "agent/fanout/layouts.h"
+#include "agent/fanout/link_calibration.h"
+#include "agent/fanout/plan_text.h"
 #include "agent/interrupt.h"
 #include "agent/report/console.h"
 #include "agent/report/progress_format.h"
@@ -42,9 +44,10 @@ constexpr auto kLookAgain = std::chrono::milliseconds(10);
 struct Leg {
   Options options;
   CopyWatch watch;
-  RateMeter meter;  ///< the star's thread's alone
-  int node = 0;     ///< its own node: i + 1 for destination i
-  int parent = 0;   ///< the layout's node above it: 0 the source, i + 1 destination i
+  RateMeter meter;   ///< the star's thread's alone
+  int node = 0;      ///< its own node: i + 1 for destination i
+  int parent = 0;    ///< the layout's node above it: 0 the source, i + 1 destination i
+  double share = 0;  ///< the rate the layout's model predicts for it, as a share of a host's link
   /// The node its latest attempt follows (LegSource writes, the runner's thread reads).
   std::atomic<int> followed{0};
   /// Its sink's server, if the RTT probes started it; its first attempt takes it.
@@ -151,7 +154,8 @@ void RunLeg(Leg& leg, const std::vector<std::unique_ptr<Leg>>& legs, ServerLaunc
 }
 
 /// Every destination's status now; feeds each rate meter.
-std::vector<DestinationStatus> Statuses(std::vector<std::unique_ptr<Leg>>& legs, double now_s) {
+std::vector<DestinationStatus> Statuses(std::vector<std::unique_ptr<Leg>>& legs, double now_s,
+                                        const LinkCalibration& calibration) {
   std::vector<DestinationStatus> out;
   for (auto& leg : legs) {
     const CopyWatch::State s = leg->watch.Snapshot();
@@ -164,6 +168,7 @@ std::vector<DestinationStatus> Statuses(std::vector<std::unique_ptr<Leg>>& legs,
     d.total = s.total;
     d.rate_Bps = leg->meter.CurrentRate();
     d.seconds = s.data_seconds;
+    if (std::optional<double> link = calibration.link_Bps()) d.predicted_Bps = leg->share * *link;
     d.retries = s.retries;
     const int from = leg->followed.load();
     if (from > 0) d.from = legs[static_cast<std::size_t>(from - 1)]->options.destination.AsTyped();
@@ -211,15 +216,13 @@ class StarDisplay {
   std::size_t last_ = 0;  ///< the bar's last width; 0 if none was drawn
 };
 
-/// The layout --topology names, as the copy runs it: auto is the star until
-/// the planner has capacities to weigh (docs/architecture.md, "The layout planner").
-Topology RunLayout(Topology asked) {
-  return asked.kind == TopologyKind::kAuto ? Topology{TopologyKind::kStar, 0} : asked;
-}
-
-/// -v: the layout as laid out, a hop a line with its measured RTT.
+/// -v: the layout as laid out, a hop a line with its measured RTT and its
+/// share of a host's link (the model's rate, in the unit LinkCalibration measures).
 void SayLayout(const Options& options, const FanoutNetwork& network, const FanoutPlan& plan) {
-  PrintLine(stderr, "braid: layout %s, ordered by RTT:", TopologyText(plan.topology).c_str());
+  // The star and a copy to one are laid out without probes.
+  const bool probed = plan.topology.kind != TopologyKind::kStar && plan.edges.size() > 1;
+  PrintLine(stderr, "braid: layout %s%s; each hop's share of a host's link:",
+            TopologyText(plan.topology).c_str(), probed ? ", ordered by RTT" : "");
   for (const FanoutEdge& edge : plan.edges) {
     const auto parent = static_cast<std::size_t>(edge.parent);
     const auto child = static_cast<std::size_t>(edge.child);
@@ -228,42 +231,48 @@ void SayLayout(const Options& options, const FanoutNetwork& network, const Fanou
         edge.parent == 0 ? std::string("the source") : options.destinations[parent - 1].AsTyped();
     char ms[32] = "unknown";
     if (rtt) std::snprintf(ms, sizeof ms, "%.2f ms", *rtt);
-    PrintLine(stderr, "braid:   %s -> %s: RTT %s", from.c_str(),
-              options.destinations[child - 1].AsTyped().c_str(), ms);
+    PrintLine(stderr, "braid:   %s -> %s: RTT %s, share %.2f", from.c_str(),
+              options.destinations[child - 1].AsTyped().c_str(), ms, edge.rate);
   }
 }
 
-/// The layout's parent of every node (0 the source, i + 1 destination i). A
-/// chain or tree is laid out over the destinations ordered by the RTTs
-/// between them (agent/rtt_probe), so the hosts of one site are neighbours
-/// and the wide area is crossed once per site; a star needs no order.
-std::vector<int> LayoutParents(const Options& options, ServerLauncher& launcher,
-                               std::vector<std::unique_ptr<StartedServer>>& started_sinks) {
-  const Topology topology = RunLayout(options.topology);
+/// The layout the copy runs. Before the copy only RTTs can be known, so the
+/// model takes every host's link as alike (one unit): then the chain (or, as
+/// asked, a tree or the star) is laid out over the destinations ordered by
+/// the RTTs between them (agent/rtt_probe), so the hosts of one site are
+/// neighbours and the wide area is crossed once per site; a star needs no
+/// order. The servers the probes started become the sinks in `started_sinks`.
+FanoutPlan PlanLayout(const Options& options, ServerLauncher& launcher,
+                      std::vector<std::unique_ptr<StartedServer>>& started_sinks) {
   const std::size_t nodes = options.destinations.size() + 1;
-  if (topology.kind == TopologyKind::kStar || nodes <= 2) return StarParents(nodes);
   FanoutNetwork network;
-  network.rtt = MeasureRtts(options, launcher, &started_sinks);
+  network.rtt = RttMatrix(nodes);
+  if (options.topology.kind != TopologyKind::kStar && nodes > 2) {
+    network.rtt = MeasureRtts(options, launcher, &started_sinks);
+  }
   const std::vector<int> sites = InferSites(network.rtt);
   for (std::size_t i = 0; i < nodes; ++i) {
     FanoutNode node;
     node.name = i == 0 ? "the source" : options.destinations[i - 1].AsTyped();
     node.site = sites[i];
+    node.capacity.net_in = 1;
+    node.capacity.net_out = 1;
     network.nodes.push_back(std::move(node));
   }
   // Planned on the coarse times, so noise within a site keeps the order given there.
   FanoutNetwork coarse = network;
   coarse.rtt = Coarsened(network.rtt);
-  const FanoutPlan plan = PlanFanout(coarse, topology);
+  FanoutPlan plan = PlanFanout(coarse, options.topology);
   if (options.verbose > 0) SayLayout(options, network, plan);
-  return plan.parent;
+  return plan;
 }
 
 /// One leg per destination, each told its node above and, when any leg follows it, its feed.
 std::vector<std::unique_ptr<Leg>> MakeLegs(const Options& options, ServerLauncher& launcher,
-                                           std::atomic<bool>& digest_lines_taken) {
+                                           std::atomic<bool>& digest_lines_taken,
+                                           FanoutPlan& plan) {
   std::vector<std::unique_ptr<StartedServer>> started_sinks;
-  const std::vector<int> parents = LayoutParents(options, launcher, started_sinks);
+  plan = PlanLayout(options, launcher, started_sinks);
   started_sinks.resize(options.destinations.size());
   std::vector<std::unique_ptr<Leg>> legs;
   for (const Endpoint& d : options.destinations) {
@@ -271,7 +280,10 @@ std::vector<std::unique_ptr<Leg>> MakeLegs(const Options& options, ServerLaunche
     leg->started_sink = std::move(started_sinks[legs.size()]);
     leg->options = LegOptions(options, d);
     leg->node = static_cast<int>(legs.size()) + 1;
-    leg->parent = parents[legs.size() + 1];
+    leg->parent = plan.parent[legs.size() + 1];
+    for (const FanoutEdge& edge : plan.edges) {
+      if (edge.child == leg->node) leg->share = edge.rate;
+    }
     leg->watch.ShareDigestLines(&digest_lines_taken);
     leg->meter.Add(0, 0);
     legs.push_back(std::move(leg));
@@ -296,22 +308,54 @@ std::vector<std::unique_ptr<Leg>> MakeLegs(const Options& options, ServerLaunche
   return legs;
 }
 
-}  // namespace
+/// What the copy's first hops moved, summed: the bytes LinkCalibration measures.
+std::uint64_t SourceChildrenBytes(const std::vector<std::unique_ptr<Leg>>& legs,
+                                  const std::vector<DestinationStatus>& now) {
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < legs.size(); ++i) {
+    if (legs[i]->parent == 0) bytes += now[i].moved;
+  }
+  return bytes;
+}
 
-int RunFanout(const Options& options, ServerLauncher& launcher) {
+/// -v, once: what the first hops measured, and so what the model predicts.
+void SayPrediction(const std::vector<DestinationStatus>& now, double link_Bps) {
+  double least = 0;
+  double most = 0;
+  for (const DestinationStatus& d : now) {
+    least = least > 0 ? std::min(least, d.predicted_Bps) : d.predicted_Bps;
+    most = std::max(most, d.predicted_Bps);
+  }
+  const std::string range =
+      least == most ? RateText(least) : RateText(least) + " to " + RateText(most);
+  PrintLine(stderr,
+            "braid: the first hops measured a host's link at %s: the layout's model predicts "
+            "%s to each destination",
+            RateText(link_Bps).c_str(), range.c_str());
+}
+
+/// Runs every leg on its thread until all finished; draws the progress and
+/// measures the link as the first hops' data arrives. The statuses at the end.
+std::vector<DestinationStatus> WatchLegs(const Options& options,
+                                         std::vector<std::unique_ptr<Leg>>& legs,
+                                         ServerLauncher& launcher) {
   const auto start = std::chrono::steady_clock::now();
   auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  std::atomic<bool> digest_lines_taken{false};
-  std::vector<std::unique_ptr<Leg>> legs = MakeLegs(options, launcher, digest_lines_taken);
   for (auto& leg : legs) {
     leg->thread = std::thread(RunLeg, std::ref(*leg), std::cref(legs), std::ref(launcher));
   }
   StarDisplay display(options.progress_interval);
+  LinkCalibration calibration;
   std::vector<DestinationStatus> now;
   for (;;) {
-    now = Statuses(legs, seconds());
+    const bool measured = calibration.link_Bps().has_value();
+    now = Statuses(legs, seconds(), calibration);
+    calibration.Add(seconds(), SourceChildrenBytes(legs, now));
+    if (!measured && calibration.link_Bps() && options.verbose > 0) {
+      SayPrediction(Statuses(legs, seconds(), calibration), *calibration.link_Bps());
+    }
     bool all = true;
     for (const DestinationStatus& d : now) all = all && d.finished;
     if (all) break;
@@ -320,6 +364,28 @@ int RunFanout(const Options& options, ServerLauncher& launcher) {
   }
   for (auto& leg : legs) leg->thread.join();
   display.Finish();
+  return now;
+}
+
+/// -v: each destination's rate, measured and as the model predicted it.
+void SayRates(const std::vector<DestinationStatus>& now) {
+  for (const DestinationStatus& d : now) {
+    if (d.failed()) continue;
+    const double measured = d.seconds > 0 ? static_cast<double>(d.moved) / d.seconds : 0;
+    PrintLine(stderr, "braid: %s: %s measured, %s predicted", d.name.c_str(),
+              RateText(measured).c_str(),
+              d.predicted_Bps > 0 ? RateText(d.predicted_Bps).c_str() : "nothing");
+  }
+}
+
+}  // namespace
+
+int RunFanout(const Options& options, ServerLauncher& launcher) {
+  const auto start = std::chrono::steady_clock::now();
+  std::atomic<bool> digest_lines_taken{false};
+  FanoutPlan plan;
+  std::vector<std::unique_ptr<Leg>> legs = MakeLegs(options, launcher, digest_lines_taken, plan);
+  const std::vector<DestinationStatus> now = WatchLegs(options, legs, launcher);
   if (PendingInterrupt() != 0) {
     // Each copy stopped for it; the user needs to hear it once.
     PrintLine(stderr, "braid: %s", InterruptError().what());
@@ -332,9 +398,11 @@ int RunFanout(const Options& options, ServerLauncher& launcher) {
     PrintLine(stderr, "braid: %s", StarFailureLine(d).c_str());
   }
   if (failed) PrintLine(stderr, "braid: %s", StarSummaryLine(now).c_str());
+  if (options.verbose > 0) SayRates(now);
   if (options.json) {
-    const std::string doc =
-        FormatStarJson(now, TopologyText(RunLayout(options.topology)), seconds());
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string doc = FormatStarJson(now, TopologyText(plan.topology), seconds);
     std::fwrite(doc.data(), 1, doc.size(), stdout);
     std::fflush(stdout);
   }

@@ -279,7 +279,8 @@ void DefineSelectionOptions(CLI::App& app, RawArgs& raw, Options& options) {
   app.add_option("--topology", raw.topology,
                  "How the data reaches many destinations: star (the source sends to each), "
                  "chain (the source to the first, each to the next, block by block as it "
-                 "arrives), tree:K (each node to at most K); auto, the default, is star for now")
+                 "arrives), tree:K (each node to at most K); auto, the default, the one a model "
+                 "predicts fastest: the chain, in RTT order, when hosts' links are alike")
       ->type_name("NAME");
   app.add_option("-C,--config", options.config_file,
                  "Default options, one \"option = value\" a line (default "

@@ -1,4 +1,5 @@
-// A copy to many destinations laid out as a star (--to, --to-file): real
+// A copy to many destinations (--to, --to-file), laid out by auto (a chain)
+// where the layout does not matter and as a star where it does: real
 // servers (local children, and remote ones over the private sshd), real
 // files. Every destination ends byte-identical; one that fails (its target
 // directory missing, its sink killed mid-copy) leaves the others complete,
@@ -141,8 +142,9 @@ TEST_F(StarTest, SinkKilledMidCopyTheOthersCompleteAndARerunResumesIt) {
   WritePatternFile(src, size, 21);
   const std::vector<std::string> to{dir + "/k1.bin", dir + "/k2.bin", dir + "/k3.bin"};
   // -x per destination: slow enough that k2 is still arriving when it is killed.
-  const std::vector<std::string> args{"--json", "--retry", "0",   "-P",   "0.5", "-x",   "12M",
-                                      src,      "--to",    to[0], "--to", to[1], "--to", to[2]};
+  const std::vector<std::string> args{"--json", "--retry", "0",          "-P",  "0.5",  "-x",
+                                      "12M",    src,       "--to",       to[0], "--to", to[1],
+                                      "--to",   to[2],     "--topology", "star"};
   std::uint64_t kept = 0;
   {
     BackgroundBraid copy(args, dir);
@@ -166,7 +168,8 @@ TEST_F(StarTest, SinkKilledMidCopyTheOthersCompleteAndARerunResumesIt) {
   ASSERT_GE(kept, size / 4);
   ASSERT_LT(kept, size);
 
-  auto r = RunBraid({"--json", "--retry", "0", src, "--to", to[0], "--to", to[1], "--to", to[2]});
+  auto r = RunBraid({"--json", "--retry", "0", src, "--to", to[0], "--to", to[1], "--to", to[2],
+                     "--topology", "star"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(SameContents(src, to[1]));
   JsonValue json = JsonReader::Parse(r.out);
@@ -184,7 +187,8 @@ TEST_F(StarTest, AKilledSinkIsRetriedAloneAndCompletes) {
   const std::uint64_t size = 24 * kMiB;
   WritePatternFile(src, size, 5);
   const std::vector<std::string> to{dir + "/r1.bin", dir + "/r2.bin"};
-  BackgroundBraid copy({"--json", "--retry", "1", "-x", "12M", src, "--to", to[0], "--to", to[1]},
+  BackgroundBraid copy({"--json", "--retry", "1", "-x", "12M", src, "--to", to[0], "--to", to[1],
+                        "--topology", "star"},
                        dir);
   testing::SignalSinkOnceJournaled(copy, to[0], size / 4, to[0] + ".braid-part", SIGKILL);
   if (HasFatalFailure()) return;

@@ -100,6 +100,7 @@ TEST(StarReportTest, JsonPerDestination) {
   ok.moved = 1000;
   ok.seconds = 2;
   ok.skipped = 24;
+  ok.predicted_Bps = 600;
   DestinationStatus hop = Ended("b:/\"x\"", 8, ErrorCode::kTargetUnwritable, "b: no dir");
   hop.from = "a:/x";
   const std::string doc = FormatStarJson({ok, hop}, "star", 3.5);
@@ -112,12 +113,14 @@ TEST(StarReportTest, JsonPerDestination) {
   EXPECT_EQ(a["bytes"].number, 1000);
   EXPECT_EQ(a["bytes_skipped"].number, 24);
   EXPECT_EQ(a["bits_per_second"].number, 4000);
+  EXPECT_EQ(a["predicted_bits_per_second"].number, 4800);
   const JsonValue& b = v["destinations"].array[1];
   EXPECT_EQ(b["destination"].string, "b:/\"x\"");
   EXPECT_EQ(b["outcome"].string, "failed");
   EXPECT_EQ(b["error"].string, "b: no dir");
   EXPECT_EQ(b["exit_code"].number, 8);
   EXPECT_EQ(b["from"].string, "a:/x");
+  EXPECT_EQ(b["predicted_bits_per_second"].type, JsonValue::Type::kNull) << "not measured";
   EXPECT_EQ(a["from"].type, JsonValue::Type::kNull);
   EXPECT_EQ(v["end"]["exit_code"].number, 16);
   EXPECT_EQ(v["end"]["error_code"].number, 19);

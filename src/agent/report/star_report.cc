@@ -99,6 +99,8 @@ std::string DestinationJson(const DestinationStatus& d) {
                     ", \"bytes_skipped\": " + std::to_string(d.skipped) +
                     ", \"seconds\": " + JsonNumber(d.seconds, 6) +
                     ", \"bits_per_second\": " + JsonNumber(8 * rate, 3) +
+                    ", \"predicted_bits_per_second\": " +
+                    (d.predicted_Bps > 0 ? JsonNumber(8 * d.predicted_Bps, 3) : "null") +
                     ", \"retries\": " + std::to_string(d.retries) +
                     ", \"from\": " + (d.from.empty() ? "null" : JsonQuote(d.from)) +
                     ", \"exit_code\": " + std::to_string(d.exit_code) +

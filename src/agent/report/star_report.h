@@ -22,6 +22,7 @@ struct DestinationStatus {
   std::optional<std::uint64_t> total;  ///< the source's bytes; unknown until planned, or a pipe
   double rate_Bps = 0;                 ///< the current rate
   double seconds = 0;                  ///< its data phases so far
+  double predicted_Bps = 0;            ///< the layout's model's rate for it; 0 not known
   int retries = 0;
   /// A chain or tree: the destination its latest attempt took its data from; "" the sources.
   std::string from;
