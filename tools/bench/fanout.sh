@@ -47,9 +47,15 @@ tool for every N --runs times, alternating, and writes the results.
 
 Results in OUT:
   fanout.csv         one row a run: date,rep,n,tool,seconds,exit,src_tx_ratio
-                     (bytes host1's link sent / file size),load1 (1-min load at start)
+                     (bytes host1's link sent / file size),load1 (1-min load at
+                     start),model_err (|measured/predicted - 1| of the copy's
+                     data time),model_s (size / least predicted rate)
   fanout.md          per tool and N: min / median / max seconds; chain to N vs
-                     chain to 1; chain vs N copies one after another and at once
+                     chain to 1; chain vs N copies one after another and at once;
+                     the layout's model against the measured rates
+  fanout.png         seconds against N per tool, the model's predicted data
+                     time dashed (needs gnuplot)
+  json/              braid's --json of every chain, star and tree:2 run
 EOF
 }
 
@@ -156,6 +162,26 @@ L.append("|---|" + "---:|" * len(ns))
 for t in tools:
     cells = [f"{statistics.median(ratio[(t, n)]):.2f}" if ratio.get((t, n)) else "-" for n in ns]
     L.append(f"| {names[t]} | " + " | ".join(cells) + " |")
+model = collections.defaultdict(list)
+model_s = collections.defaultdict(list)
+for r in ok:
+    if r.get("model_err"):
+        model[(r["tool"], int(r["n"]))].append(float(r["model_err"]))
+        model_s[(r["tool"], int(r["n"]))].append(float(r["model_s"]))
+if model:
+    L.append("")
+    L.append("| the layout's model: \\|measured / predicted - 1\\| of the copy's data time, median (max) | " +
+             " | ".join(f"N = {n}" for n in ns) + " |")
+    L.append("|---|" + "---:|" * len(ns))
+    for t in tools:
+        cells = [f"{statistics.median(model[(t, n)]):.2f} ({max(model[(t, n)]):.2f})"
+                 if model.get((t, n)) else "-" for n in ns]
+        if any(c != "-" for c in cells):
+            L.append(f"| {names[t]} | " + " | ".join(cells) + " |")
+    L.append("")
+    L.append("The copy's data time: the longest data phase of a destination (--json seconds), "
+             "against the file's size over the least predicted_bits_per_second (the layout's "
+             "share of a host's link times the link its first hops measured in their first 2 s).")
 loads = [float(r["load1"]) for r in rows]
 L.append("")
 L.append(f"{len(rows)} runs from {rows[0]['date']} to {rows[-1]['date']}; 1-min load at a run's "
@@ -164,6 +190,34 @@ if failed:
     L.append(f"{len(failed)} runs failed and are left out: " +
              ", ".join(f"{r['tool']} N={r['n']} rep {r['rep']} (exit {r['exit']})" for r in failed) + ".")
 open(md, "w").write("\n".join(L) + "\n")
+# fanout.png: time against N per tool, and the model's predicted data time
+# (size / the least predicted rate) dashed beside the layouts it predicts.
+import os, shutil, subprocess
+if shutil.which("gnuplot"):
+    out = os.path.dirname(md)
+    dat = os.path.join(out, "fanout-plot.dat")
+    series = [(names[t], lambda n, t=t: med(t, n)) for t in tools]
+    for t in ("chain", "tree2", "star"):
+        if any(model_s.get((t, n)) for n in ns):
+            series.append((names[t] + ": model", lambda n, t=t: statistics.median(model_s[(t, n)])
+                           if model_s.get((t, n)) else None))
+    with open(dat, "w") as f:
+        for label, value in series:
+            f.write(f'"{label}"\n')
+            for n in ns:
+                v = value(n)
+                if v is not None:
+                    f.write(f"{n} {v:.3f}\n")
+            f.write("\n\n")
+    plots = ", ".join(
+        f'"{dat}" index {i} with linespoints title columnheader(1)' +
+        (" dashtype 2" if label.endswith(": model") else "")
+        for i, (label, _) in enumerate(series))
+    gp = (f'set terminal pngcairo size 800,480 font ",10"\nset output "{out}/fanout.png"\n'
+          'set xlabel "destinations (N)"\nset ylabel "seconds until all hold the file"\n'
+          'set key top left\nset grid\nset logscale y\n'
+          f"plot {plots}\n")
+    subprocess.run(["gnuplot"], input=gp.encode(), check=True)
 print("\n".join(L))
 PY
 }
@@ -199,7 +253,7 @@ done
 
 DIR=${DIR:-/var/tmp/braid-fanout-$$}
 [[ ! -e $DIR ]] || die "$DIR exists; give another --dir"
-mkdir -p "$DIR" "$OUT/bin"
+mkdir -p "$DIR" "$OUT/bin" "$OUT/json"
 DIR=$(cd "$DIR" && pwd)
 cp "$BRAID_IN" "$OUT/bin/braid"
 BRAID=$OUT/bin/braid
@@ -220,7 +274,7 @@ say "testbed: $((MAX_N + 1)) hosts at $RATE each"
 source "$TB_STATE_DIR/env"
 head -c "$(numfmt --from=iec "$SIZE")" /dev/urandom >"$DIR/src.dat"
 FILE_SIZE=$(stat -c %s "$DIR/src.dat")
-[[ -s $CSV ]] || echo "date,rep,n,tool,seconds,exit,src_tx_ratio,load1" >"$CSV"
+[[ -s $CSV ]] || echo "date,rep,n,tool,seconds,exit,src_tx_ratio,load1,model_err,model_s" >"$CSV"
 {
   echo "# $(date -Is) tools/bench/fanout.sh $ORIG_ARGS"
   echo "# braid: $("$BRAID" --version 2>&1 | head -1); git $(git -C "$REPO" rev-parse --short HEAD)"
@@ -236,9 +290,12 @@ run_tool() { # TOOL N: one run, every destination hostK:DIR/dK/ for K = 2..N+1
   local tool=$1 n=$2 k to=() pids=() rc=0
   for ((k = 2; k <= n + 1; k++)); do to+=(--to "host$k:$DIR/d$k/"); done
   case $tool in
-    chain) in_src timeout 300 "$BRAID" "$DIR/src.dat" "${to[@]}" --topology chain ;;
-    star) in_src timeout 300 "$BRAID" "$DIR/src.dat" "${to[@]}" --topology star ;;
-    tree2) in_src timeout 300 "$BRAID" "$DIR/src.dat" "${to[@]}" --topology tree:2 ;;
+    chain | star | tree2)
+      local topology=${tool/tree2/tree:2}
+      # --json: each destination's rate, measured and as the layout's model predicted it.
+      in_src timeout 300 "$BRAID" "$DIR/src.dat" "${to[@]}" --topology "$topology" --json \
+        >"$JSON_OUT"
+      ;;
     seq)
       for ((k = 2; k <= n + 1; k++)); do
         in_src timeout 300 "$BRAID" "$DIR/src.dat" "host$k:$DIR/d$k/" || return
@@ -288,6 +345,26 @@ check() {
   done
 }
 
+# model_of JSON: "ERR,SECONDS": the model's data time for the copy (the
+# file's size over the least rate it predicts: its slowest destination's)
+# against the measured one (the longest data phase of a destination), as
+# |measured / predicted - 1|, and the model's time; "," when braid predicted
+# nothing (a copy too short to measure the link).
+model_of() {
+  python3 - "$1" "$FILE_SIZE" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+predicted = [d["predicted_bits_per_second"] for d in doc["destinations"]
+             if d.get("predicted_bits_per_second")]
+if not predicted:
+    print(",")
+else:
+    model_s = 8 * int(sys.argv[2]) / min(predicted)
+    measured_s = max(d["seconds"] for d in doc["destinations"])
+    print(f"{abs(measured_s / model_s - 1):.3f},{model_s:.3f}")
+PY
+}
+
 one_run() { # REP N TOOL
   local rep=$1 n=$2 tool=$3 k t0 t1 tx0 rc=0 load
   for ((k = 2; k <= n + 1; k++)); do
@@ -299,6 +376,7 @@ one_run() { # REP N TOOL
   load=$(cut -d' ' -f1 /proc/loadavg)
   [[ $tool != udpcast ]] || start_receivers "$n"
   tx0=$(src_tx)
+  JSON_OUT=$OUT/json/$rep-$n-$tool.json
   t0=$(date +%s.%N)
   run_tool "$tool" "$n" >>"$OUT/runs.log" 2>&1 || rc=$?
   t1=$(date +%s.%N)
@@ -306,7 +384,9 @@ one_run() { # REP N TOOL
   local secs ratio
   secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
   ratio=$(awk -v t="$(($(src_tx) - tx0))" -v s="$FILE_SIZE" 'BEGIN { printf "%.3f", t / s }')
-  echo "$(date -Is),$rep,$n,$tool,$secs,$rc,$ratio,$load" >>"$CSV"
+  local model=","
+  [[ ! -s $JSON_OUT ]] || model=$(model_of "$JSON_OUT")
+  echo "$(date -Is),$rep,$n,$tool,$secs,$rc,$ratio,$load,$model" >>"$CSV"
   say "rep $rep N=$n $tool: $secs s (exit $rc, host1 sent ${ratio}x)"
 }
 
