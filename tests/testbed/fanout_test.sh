@@ -10,8 +10,9 @@
 #   tree   -r -p -e of a small tree to 3 destinations by chain: identical trees
 #          and modification times
 #   sites  two sites of 3 hosts joined by wanem (50 ms), the destinations given
-#          alternating between the sites: every copy completes, and ordered by
-#          RTT the chain crosses wanem once (at most 1.05x the data)
+#          alternating between the sites, the default layout (auto): it is a
+#          chain, every copy completes, and ordered by RTT the chain crosses
+#          wanem once (at most 1.05x the data)
 # testbed-cases: chain kill tree sites
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -233,7 +234,10 @@ case_sites() {
   to_args "${order[@]}"
   before=$(wanem_bytes)
   local t0=$SECONDS
-  braid_from 1 --topology chain "$work/src.dat" "${TO[@]}" || fail "chain across sites exited $?"
+  # The default layout (auto), as a user gets it: the model picks the chain.
+  braid_from 1 --json "$work/src.dat" "${TO[@]}" >"$work/sites.json" ||
+    fail "copy across sites exited $?"
+  grep -q '"topology": "chain"' "$work/sites.json" || fail "auto did not lay out a chain"
   info "chain across 2 sites took about $((SECONDS - t0)) s"
   same_everywhere "${order[@]}"
   after=$(wanem_bytes)
