@@ -95,7 +95,7 @@ class LegSource final : public HopSource {
 
   bool Stopped() const override {
     if (followed_ == 0) return false;
-    const CopyWatch::State s = legs_[static_cast<std::size_t>(followed_ - 1)]->watch.Snapshot();
+    const CopyWatch::State s = Above(followed_);
     // One that finished complete sent its followers Done: they need nothing more of it.
     return (s.finished && s.exit_code != 0) || s.attempts != attempt_;
   }
@@ -112,12 +112,11 @@ class LegSource final : public HopSource {
          code != ErrorCode::kStalled)) {
       return false;
     }
-    const CopyWatch& above = legs_[static_cast<std::size_t>(followed_ - 1)]->watch;
     const auto until = std::chrono::steady_clock::now() + kMoveWait;
     while (std::chrono::steady_clock::now() < until && PendingInterrupt() == 0) {
       // One that finished complete has closed its feed too (a hop that moved
       // to it after a bypass may come too late): the next node up will do.
-      if (Stopped() || above.Snapshot().finished) return true;
+      if (Stopped() || Above(followed_).finished) return true;
       std::this_thread::sleep_for(kLookAgain);
     }
     return false;
