@@ -76,8 +76,9 @@ FrameHeader DecodeFrameHeader(std::span<const std::uint8_t> bytes, std::uint32_t
       break;
     case static_cast<std::uint8_t>(FrameType::kPassEnd):
       h.type = FrameType::kPassEnd;
-      if (h.flags != 0 || h.length != 0 || h.raw_length != 0 || h.offset != 0 || h.file_id == 0 ||
-          h.file_id > static_cast<std::uint32_t>(kMaxStreams)) {
+      // raw_length: the streams the source still has, at most those it had (0: all).
+      if (h.flags != 0 || h.length != 0 || h.raw_length > h.file_id || h.offset != 0 ||
+          h.file_id == 0 || h.file_id > static_cast<std::uint32_t>(kMaxStreams)) {
         WireReader::Fail("pass-end frame malformed");
       }
       break;

@@ -3,11 +3,16 @@
 /// state machine: no IO, no threads, no lock of its own (the sink session
 /// calls it with its mutex held).
 ///
-/// The source ends each pass with a pass end on every stream it has, saying
-/// how many that is. Once every live stream's pass end is in (and every
-/// stream the source announced is either in or lost), the sink decides: done
-/// (it closes the streams), or send again what is missing, which the streams
-/// lost in flight. A lost stream counts as in, so the others never wait for it.
+/// The source ends each pass with a pass end on every stream it still has,
+/// saying how many streams it connected and how many it still has. Once every
+/// live stream's pass end is in (and every stream the source announced is
+/// either in or lost), or as many pass ends as the source still has streams,
+/// the sink decides: done (it closes the streams), or send again what is
+/// missing, which the streams lost in flight. A lost stream counts as in, so
+/// the others never wait for it. A stream the sink still counts when the
+/// source no longer has it (its connection timed out at the source, which
+/// tells this end nothing) is an orphan: the decision counts it lost, and the
+/// sink closes it.
 
 #include <cstddef>
 #include <cstdint>
@@ -41,12 +46,13 @@ class PassCoordinator {
 
   /// A stream connected; returns its number for PassEnd and Lose.
   std::size_t Connect();
-  /// Stream `stream` sent its pass end, announcing `announced` streams in all.
-  /// Returns the pass it now waits on (Decided). Throws BraidError(kProtocol)
-  /// for a stream that is not sending (unknown, lost, already at its pass
-  /// end, or the transfer done) and for a count that is out of range or
-  /// disagrees with an earlier one.
-  std::uint64_t PassEnd(std::size_t stream, std::uint32_t announced);
+  /// Stream `stream` sent its pass end, announcing `announced` streams in all,
+  /// of which the source still has `still` (0: all of them). Returns the pass
+  /// it now waits on (Decided). Throws BraidError(kProtocol) for a stream
+  /// that is not sending (unknown, lost, already at its pass end, or the
+  /// transfer done), for a count that is out of range or disagrees with an
+  /// earlier one, and for `still` over `announced`.
+  std::uint64_t PassEnd(std::size_t stream, std::uint32_t announced, std::uint32_t still = 0);
   /// Stream `stream` died. False (and nothing changes) if it is unknown or
   /// was lost already. A stream at its pass end no longer counts as in.
   bool Lose(std::size_t stream);
@@ -74,6 +80,9 @@ class PassCoordinator {
   std::size_t connected() const { return streams_.size(); }
   std::size_t lost() const { return lost_; }
   std::size_t live() const { return streams_.size() - lost_; }
+  /// The streams the last decision found orphaned (sending at the sink, gone
+  /// at the source), now lost; the caller closes them. Empties the list.
+  std::vector<std::size_t> TakeOrphans() { return std::move(orphans_); }
 
  private:
   enum class Stream { kSending, kAtPassEnd, kLost };
@@ -83,6 +92,10 @@ class PassCoordinator {
   std::size_t lost_ = 0;
   std::size_t at_pass_end_ = 0;
   std::uint32_t announced_ = 0;  ///< 0 until the first pass end
+  /// The least number of streams the source still has, of this pass's pass
+  /// ends; 0 before the pass's first.
+  std::uint32_t still_ = 0;
+  std::vector<std::size_t> orphans_;
   std::uint64_t pass_ = 0;
   bool done_ = false;
   std::vector<ResendRange> resend_;

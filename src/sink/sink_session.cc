@@ -132,7 +132,7 @@ struct SinkSession::Impl {
   /// Stream `stream` sent its pass end; waits for the decision and sends it.
   /// False: the stream is done (closed for writing, or the transfer failed).
   bool AwaitDecision(FrameStream& frames, std::size_t stream, std::uint32_t announced,
-                     TransferState& state);
+                     std::uint32_t still, TransferState& state);
   void OnStreamLost(const BraidError& e, std::size_t stream, TransferState& state);
   /// Called whenever a stream reaches its pass end or dies. Returns the error
   /// to fail the transfer with (after releasing `mutex`: the abort hooks take it).
@@ -428,8 +428,8 @@ void SinkSession::Impl::AddStream(AuthenticatedStream stream, TransferState& sta
 void SinkSession::Impl::Receive(DataSocket& socket, std::size_t stream, TransferState& state) {
   try {
     StreamReceiver receiver(socket, open.params, *files, *pool, *writer, host);
-    receiver.Run(state, [&](std::uint32_t announced) {
-      return AwaitDecision(receiver.frames(), stream, announced, state);
+    receiver.Run(state, [&](std::uint32_t announced, std::uint32_t still) {
+      return AwaitDecision(receiver.frames(), stream, announced, still, state);
     });
   } catch (const BraidError& e) {
     if (!LostOnItsOwn(e, state)) throw;
@@ -443,7 +443,8 @@ void SinkSession::Impl::OnStreamLost(const BraidError& e, std::size_t stream,
                                      TransferState& state) {
   MutexLock lock(mutex);
   if (passes.done()) return;  // it died after the last pass: no loss
-  passes.Lose(stream);
+  // An orphan the last decision closed was counted lost then; the source said so.
+  if (!passes.Lose(stream)) return;
   warn(SurviveStreamLoss(e, passes.connected(), passes.lost()));
   std::optional<BraidError> failure = MaybeDecide();
   lock.Unlock();
@@ -486,9 +487,10 @@ void SinkSession::Impl::CloseStreams() {
 }
 
 bool SinkSession::Impl::AwaitDecision(FrameStream& frames, std::size_t stream,
-                                      std::uint32_t announced, TransferState& state) {
+                                      std::uint32_t announced, std::uint32_t still,
+                                      TransferState& state) {
   MutexLock lock(mutex);
-  std::uint64_t my_pass = passes.PassEnd(stream, announced);
+  std::uint64_t my_pass = passes.PassEnd(stream, announced, still);
   if (std::optional<BraidError> failure = MaybeDecide()) {
     lock.Unlock();
     state.Fail(*failure);
@@ -522,7 +524,13 @@ std::optional<BraidError> SinkSession::Impl::MaybeDecide() {
     }
   }
   report.bytes_received = files->bytes_received();
-  if (std::optional<BraidError> failure = passes.Decide(report)) return failure;
+  std::optional<BraidError> failure = passes.Decide(report);
+  // Its receiver waits on a connection that will never bring anything: the
+  // source's end of it timed out, which does not reach this end.
+  for (std::size_t orphan : passes.TakeOrphans()) {
+    ::shutdown(sockets[orphan]->fd(), SHUT_RDWR);
+  }
+  if (failure) return failure;
   if (!passes.done()) {
     std::size_t n = passes.resend().size();
     warn("asking the source again for " + std::to_string(n) + " range" + (n == 1 ? "" : "s") +

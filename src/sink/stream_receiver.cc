@@ -49,7 +49,7 @@ void StreamReceiver::Run(TransferState& state, const PassEndFn& pass_end) {
         ReceiveHole(h, state);
         break;
       case FrameType::kPassEnd:
-        if (!pass_end(h.file_id)) return;
+        if (!pass_end(h.file_id, h.raw_length)) return;
         break;
       case FrameType::kResend:
         frames_.Refuse(

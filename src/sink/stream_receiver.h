@@ -28,8 +28,9 @@ namespace braid {
 class StreamReceiver {
  public:
   /// The stream's pass end came in, announcing how many streams the source
-  /// has; returns false when the stream is done (the transfer is, or failed).
-  using PassEndFn = std::function<bool(std::uint32_t announced)>;
+  /// connected and how many it still has (0: all); returns false when the
+  /// stream is done (the transfer is, or failed).
+  using PassEndFn = std::function<bool(std::uint32_t announced, std::uint32_t still)>;
 
   StreamReceiver(DataSocket& socket, const TransferParams& params, SinkFiles& files,
                  BufferPool& pool, BlockWriter& writer, const std::string& host);

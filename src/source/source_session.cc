@@ -758,9 +758,13 @@ void SourceSession::Impl::SendFrames(DataSocket& socket, std::size_t position,
 
 bool SourceSession::Impl::SendPassEnd(FrameStream& frames, std::vector<std::uint8_t>& reply) {
   // Every stream is connected before the first frame goes out, so the
-  // count tells the sink how many streams to wait for.
+  // count tells the sink how many streams to wait for; and how many are left
+  // here, so that it need not wait for one whose connection timed out at
+  // this end (which that end may never hear of).
   auto count = static_cast<std::uint32_t>(connected);
-  frames.Send(FrameHeader{.type = FrameType::kPassEnd, .file_id = count}, {});
+  auto still =
+      static_cast<std::uint32_t>(std::clamp<std::size_t>(live_senders.load(), 1, connected));
+  frames.Send(FrameHeader{.type = FrameType::kPassEnd, .file_id = count, .raw_length = still}, {});
   // The sink answers only when every stream's pass end is in.
   frames.socket().Push();
   // The sink closes the stream when it has everything.

@@ -106,6 +106,24 @@ TEST_F(HostileDataTest, DigestMismatchNamesTheFileTheAlgorithmAndBothValues) {
   ExpectNothingOutside();
 }
 
+// A stream whose connection timed out at the source alone (its kernel gave
+// up retransmitting and tells the sink nothing) still looks open at the sink.
+// The source's pass ends say how many streams it still has, so the sink
+// finishes without that one instead of waiting on it until the stall watch.
+TEST_F(HostileDataTest, AStreamGoneAtTheSourceAloneDoesNotHoldUpTheSink) {
+  std::vector<std::string> args = FakeSourceArgs("orphan-stream", "want");
+  ASSERT_EQ(args[0], "-s");
+  args[1] = "2";  // a stream for the data, and one that stays silent
+  auto start = std::chrono::steady_clock::now();
+  ProcessResult r = RunBraid(args, {}, "", 30);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_FALSE(r.timed_out) << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(secs, 10) << "the stall watch (120 s) must not be what ends it";
+  EXPECT_EQ(ReadWhole(guard_.target() + "/want"), FakeContent(100000));
+  ExpectNothingOutside();
+}
+
 TEST_F(HostileDataTest, OversizedControlMessageFromTheSource) {
   ProcessResult r = RunFakeSource("oversized-control", "want");
   EXPECT_EQ(r.exit_code, ExitCodeFor(ErrorCode::kProtocol)) << r.err;

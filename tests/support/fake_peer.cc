@@ -122,8 +122,9 @@ bool FileEndFrame(int fd, std::uint32_t id, std::uint64_t size) {
   return SendFrame(fd, FrameHeader{.type = FrameType::kFileEnd, .file_id = id, .offset = size}, {});
 }
 
-bool PassEndFrame(int fd) {
-  return SendFrame(fd, FrameHeader{.type = FrameType::kPassEnd, .file_id = 1}, {});
+bool PassEndFrame(int fd, std::uint32_t connected, std::uint32_t still) {
+  return SendFrame(
+      fd, FrameHeader{.type = FrameType::kPassEnd, .file_id = connected, .raw_length = still}, {});
 }
 
 bool SendFiles(int fd, const std::vector<FileEntry>& list, std::uint32_t block, std::uint64_t to) {
@@ -139,9 +140,9 @@ bool SendFiles(int fd, const std::vector<FileEntry>& list, std::uint32_t block, 
   return true;
 }
 
-bool FinishPasses(int fd, std::uint32_t block) {
+bool FinishPasses(int fd, std::uint32_t block, std::uint32_t connected, std::uint32_t still) {
   for (int pass = 0; pass < 10; ++pass) {
-    if (!PassEndFrame(fd)) return false;
+    if (!PassEndFrame(fd, connected, still)) return false;
     if (!ReadFrame(fd, block, 30)) return true;  // closed: the sink has all, or failed
   }
   return false;

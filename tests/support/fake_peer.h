@@ -140,14 +140,17 @@ bool DataFrame(int fd, std::uint32_t id, std::uint64_t offset, std::uint32_t len
                std::optional<std::uint64_t> checksum = std::nullopt);
 bool FileEndFrame(int fd, std::uint32_t id, std::uint64_t size);
 /// A pass end from a source with one stream.
-bool PassEndFrame(int fd);
+/// A pass end: `connected` streams in all, `still` of them left (0: all).
+bool PassEndFrame(int fd, std::uint32_t connected = 1, std::uint32_t still = 0);
 /// Every regular file of `list` as FakeContent up to `to` bytes (all of it
 /// by default) in `block`-sized frames, each followed by its file end.
 bool SendFiles(int fd, const std::vector<FileEntry>& list, std::uint32_t block,
                std::uint64_t to = UINT64_MAX);
 /// Ends passes until the sink closes the stream; resend requests are
-/// answered with nothing new (at most 10 passes). True when it closed.
-bool FinishPasses(int fd, std::uint32_t block);
+/// answered with nothing new (at most 10 passes). True when it closed. The
+/// pass ends say `connected` and `still` as PassEndFrame's.
+bool FinishPasses(int fd, std::uint32_t block, std::uint32_t connected = 1,
+                  std::uint32_t still = 0);
 
 /// Writes exactly `n` bytes; false on failure.
 bool WriteFully(int fd, const void* data, std::size_t n);

@@ -143,6 +143,10 @@ bool PlayData(const std::string& scenario, int fd, const std::vector<FileEntry>&
     if (SendFiles(fd, list, block, n / 2)) FinishPasses(fd, block);
   } else if (scenario == "stall-silent") {
     // Connected and authenticated, and then nothing at all.
+  } else if (scenario == "orphan-stream") {
+    // Everything, on this stream; of the two connected, the other's
+    // connection is as good as timed out here: it says nothing, ever.
+    return SendFiles(fd, list, block) && FinishPasses(fd, block, 2, 1);
   } else {
     return SendFiles(fd, list, block) && FinishPasses(fd, block);
   }
@@ -235,6 +239,11 @@ int Run(const std::string& scenario, const std::string& arg) {
   if (!start) return 1;
   UniqueFd stream = ConnectStream(start->port, start->params.secret, start->params.session, 0);
   if (!stream.valid()) return 1;
+  UniqueFd silent;  // orphan-stream: connected, and kept open until the end
+  if (scenario == "orphan-stream") {
+    silent = ConnectStream(start->port, start->params.secret, start->params.session, 1);
+    if (!silent.valid()) return 1;
+  }
   if (PlayData(scenario, stream.get(), list, start->params.block_size)) {
     std::uint64_t bytes = 0;
     for (const FileEntry& e : list) bytes += e.kind == FileKind::kRegular ? e.size : 0;

@@ -290,7 +290,7 @@ TEST(DataFrameTest, StreamEndWithPayloadOrFieldsIsRejected) {
   h.length = 1;
   EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
   h = base;
-  h.raw_length = 1;
+  h.raw_length = 5;  // more streams left than there were
   EXPECT_EQ(DecodeError(h), ErrorCode::kProtocol);
   h = base;
   h.offset = 1;
@@ -344,6 +344,16 @@ TEST(DataFrameTest, FrameTypeNumbersAreStable) {
   EXPECT_EQ(static_cast<int>(FrameType::kResend), 4);
   EXPECT_EQ(static_cast<int>(FrameType::kSame), 5);
   EXPECT_EQ(EncodeFrameHeader(ResendHeader())[4], 4);
+}
+
+TEST(DataFrameTest, PassEndSaysHowManyStreamsTheSourceStillHas) {
+  for (std::uint32_t still : {0u, 1u, 3u, 4u}) {
+    FrameHeader h;
+    h.type = FrameType::kPassEnd;
+    h.file_id = 4;
+    h.raw_length = still;
+    ExpectHeaderEq(RoundTrip(h), h);
+  }
 }
 
 TEST(DataFrameTest, PassEndRoundTrip) {

@@ -37,6 +37,51 @@ TEST(PassCoordinatorTest, DecidesOnlyOnceEveryStreamIsAtItsPassEnd) {
   EXPECT_FALSE(passes.ReadyToDecide());
 }
 
+TEST(PassCoordinatorTest, AStreamGoneAtTheSourceAloneIsAnOrphanNotAWait) {
+  // Three streams; the third timed out at the source, which tells the sink
+  // nothing: its receiver here still waits on it.
+  PassCoordinator passes;
+  std::size_t a = passes.Connect();
+  std::size_t b = passes.Connect();
+  std::size_t c = passes.Connect();
+  passes.PassEnd(a, 3, 2);
+  EXPECT_FALSE(passes.ReadyToDecide());
+  passes.PassEnd(b, 3, 2);
+  ASSERT_TRUE(passes.ReadyToDecide()) << "both streams the source still has are in";
+  std::vector<ResendRange> lost{{0, 0, 4096}};
+  EXPECT_EQ(CodeOf(passes.Decide(Missing(lost, 100))), ErrorCode::kOk);
+  EXPECT_EQ(passes.TakeOrphans(), std::vector<std::size_t>{c});
+  EXPECT_TRUE(passes.TakeOrphans().empty()) << "taken once";
+  EXPECT_EQ(passes.live(), 2u);
+  EXPECT_FALSE(passes.Lose(c)) << "already counted lost";
+  // The next pass needs only the two.
+  passes.PassEnd(a, 3, 2);
+  passes.PassEnd(b, 3, 2);
+  ASSERT_TRUE(passes.ReadyToDecide());
+  EXPECT_EQ(CodeOf(passes.Decide(Missing({}, 4196))), ErrorCode::kOk);
+  EXPECT_TRUE(passes.done());
+  EXPECT_TRUE(passes.TakeOrphans().empty());
+}
+
+TEST(PassCoordinatorTest, TheLeastCountOfAPassIsWhatItWaitsFor) {
+  // A stream died at the source between two of its pass ends: the first says
+  // 3 left, the next 2.
+  PassCoordinator passes;
+  std::size_t a = passes.Connect();
+  std::size_t b = passes.Connect();
+  passes.Connect();
+  passes.PassEnd(a, 3, 3);
+  EXPECT_FALSE(passes.ReadyToDecide());
+  passes.PassEnd(b, 3, 2);
+  EXPECT_TRUE(passes.ReadyToDecide());
+}
+
+TEST(PassCoordinatorTest, MoreStreamsLeftThanConnectedIsRefused) {
+  PassCoordinator passes;
+  std::size_t a = passes.Connect();
+  EXPECT_EQ(ThrownCode([&] { passes.PassEnd(a, 2, 3); }), ErrorCode::kProtocol);
+}
+
 TEST(PassCoordinatorTest, WaitsForAnnouncedStreamsThatHaveNotConnectedYet) {
   PassCoordinator passes;
   std::size_t a = passes.Connect();
