@@ -17,7 +17,6 @@
 #include "agent/fanout/layout_planner.h"
 #include "agent/fanout/layouts.h"
 #include "agent/fanout/link_calibration.h"
-#include "agent/fanout/plan_text.h"
 #include "agent/interrupt.h"
 #include "agent/report/console.h"
 #include "agent/report/progress_format.h"
@@ -326,11 +325,11 @@ void SayPrediction(const std::vector<DestinationStatus>& now, double link_Bps) {
     most = std::max(most, d.predicted_Bps);
   }
   const std::string range =
-      least == most ? RateText(least) : RateText(least) + " to " + RateText(most);
+      least == most ? FormatRate(least) : FormatRate(least) + " to " + FormatRate(most);
   PrintLine(stderr,
             "braid: the first hops measured a host's link at %s: the layout's model predicts "
             "%s to each destination",
-            RateText(link_Bps).c_str(), range.c_str());
+            FormatRate(link_Bps).c_str(), range.c_str());
 }
 
 /// Runs every leg on its thread until all finished; draws the progress and
@@ -371,9 +370,11 @@ void SayRates(const std::vector<DestinationStatus>& now) {
   for (const DestinationStatus& d : now) {
     if (d.failed()) continue;
     const double measured = d.seconds > 0 ? static_cast<double>(d.moved) / d.seconds : 0;
-    PrintLine(stderr, "braid: %s: %s measured, %s predicted", d.name.c_str(),
-              RateText(measured).c_str(),
-              d.predicted_Bps > 0 ? RateText(d.predicted_Bps).c_str() : "nothing");
+    const std::string predicted = d.predicted_Bps > 0
+                                      ? FormatRate(d.predicted_Bps) + " predicted"
+                                      : std::string("not predicted (too short to measure)");
+    PrintLine(stderr, "braid: %s: %s measured, %s", d.name.c_str(), FormatRate(measured).c_str(),
+              predicted.c_str());
   }
 }
 
